@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Represents something that can be "disposed": usually a resource to release, or work to
+/// cancel (an observation, a scheduled action, a started producer).
+///
+/// Thread-safety: every conforming type in Mailbox may be disposed from any thread, any number
+/// of times; only the first `dispose()` has an effect.
+public protocol Disposable: AnyObject, Sendable {
+    /// Whether this disposable has been disposed already.
+    var isDisposed: Bool { get }
+
+    /// Disposes the resource. Idempotent: calls after the first do nothing.
+    func dispose()
+}
+
+/// A disposable that runs an action once, on its first disposal.
+///
+/// The action runs exactly once however often (and from however many threads) `dispose()` is
+/// called, and never if the disposable is deallocated undisposed. The action is released as
+/// soon as it has run, so what it captures is not kept alive by a disposed `AnyDisposable`.
+public final class AnyDisposable: Disposable {
+    /// Set once, by the first `dispose()`, with an atomic exchange: the single winner runs
+    /// `action`.
+    private let state: Atomic<Bool>
+
+    /// Written in `init` and then only by the thread that won `state`'s exchange.
+    private nonisolated(unsafe) var action: (@Sendable () -> Void)?
+
+    public var isDisposed: Bool {
+        state.load(ordering: .acquiring)
+    }
+
+    /// Creates a disposable that runs `action` on its first disposal.
+    public init(_ action: @escaping @Sendable () -> Void) {
+        self.state = Atomic(false)
+        self.action = action
+    }
+
+    /// Creates a disposable that does nothing when disposed, but records that it was.
+    public init() {
+        self.state = Atomic(false)
+        self.action = nil
+    }
+
+    /// Creates a disposable that disposes `disposable` on its first disposal.
+    public convenience init(_ disposable: any Disposable) {
+        self.init { disposable.dispose() }
+    }
+
+    public func dispose() {
+        if !state.exchange(true, ordering: .acquiringAndReleasing) {
+            let action = self.action
+            self.action = nil
+            action?()
+        }
+    }
+}
+
+/// A disposable that does nothing but report that it was disposed, shared by value-less cases.
+///
+/// Used where an API must hand back a disposable but has nothing to cancel.
+final class NopDisposable: Disposable {
+    private let state = Atomic<Bool>(false)
+
+    var isDisposed: Bool { state.load(ordering: .acquiring) }
+
+    func dispose() { state.store(true, ordering: .releasing) }
+}

@@ -1,0 +1,44 @@
+/// A disposable that disposes its inner disposable when it is deinitialised.
+///
+/// Keep one as a stored property to tie a resource (an observation, a binding) to the lifetime
+/// of the owning object.
+///
+/// Thread-safety: as thread-safe as `Inner`; every Mailbox disposable is.
+public final class ScopedDisposable<Inner: Disposable>: Disposable {
+    /// The disposable this one disposes, on `dispose()` or on deinit.
+    public let inner: Inner
+
+    public var isDisposed: Bool { inner.isDisposed }
+
+    /// Creates a scoped disposable that disposes `disposable` when it is deinitialised.
+    public init(_ disposable: Inner) {
+        inner = disposable
+    }
+
+    deinit {
+        inner.dispose()
+    }
+
+    public func dispose() {
+        inner.dispose()
+    }
+}
+
+extension ScopedDisposable where Inner == AnyDisposable {
+    /// Creates a scoped disposable that disposes `disposable` when it is deinitialised.
+    public convenience init(_ disposable: any Disposable) {
+        self.init(AnyDisposable(disposable))
+    }
+}
+
+/// Adds `rhs` to the composite inside `lhs`; see `CompositeDisposable.add(_:)`.
+@discardableResult
+public func += (lhs: ScopedDisposable<CompositeDisposable>, rhs: (any Disposable)?) -> (any Disposable)? {
+    lhs.inner.add(rhs)
+}
+
+/// Adds an action to the composite inside `lhs`; see `CompositeDisposable.add(_:)`.
+@discardableResult
+public func += (lhs: ScopedDisposable<CompositeDisposable>, rhs: @escaping @Sendable () -> Void) -> (any Disposable)? {
+    lhs.inner.add(rhs)
+}

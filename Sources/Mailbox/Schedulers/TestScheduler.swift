@@ -1,0 +1,204 @@
+import Dispatch
+import Foundation
+
+/// A scheduler on virtual time, for deterministic tests of anything that runs on a scheduler:
+/// streams, timers, time-outs, back-off, and whole actor systems.
+///
+/// Nothing runs until the test moves the clock with `advance()`, `advance(by:)`,
+/// `advance(to:)` or `run()`. Then every action due by the new time runs, on the calling thread,
+/// earliest first:
+///
+/// 1. Actions due at the same instant run in the order they were scheduled.
+/// 2. An action scheduled while advancing runs in the same advance if it is due by its end.
+/// 3. `currentDate` is, while an action runs, the instant that action was due; after the
+///    advance, the advance's target.
+/// 4. A disposed (cancelled) action never runs; a repeating action stops once disposed.
+///
+/// Virtual time is counted in whole nanoseconds from `startDate`, so durations add up exactly
+/// and runs are reproducible.
+///
+/// ```
+/// let scheduler = TestScheduler()
+/// scheduler.schedule(after: .seconds(2)) { print("two") }
+/// scheduler.advance(by: .seconds(1))   // nothing yet
+/// scheduler.advance(by: .seconds(1))   // prints "two"
+/// ```
+///
+/// Thread-safety: actions may be scheduled from any thread. Advancing is the test's job: one
+/// advance at a time, and never from inside an action this scheduler is running (that is a
+/// precondition failure).
+public final class TestScheduler: DateScheduler {
+    private struct Entry: Comparable {
+        /// When the action is due, in nanoseconds since `startDate`.
+        var due: Int64
+        /// Breaks ties: lower runs first (scheduling order).
+        var sequence: UInt64
+        /// For repeating actions, the period in nanoseconds.
+        let interval: Int64?
+        let action: @Sendable () -> Void
+        let cancellation: AnyDisposable
+
+        /// Runs before: earlier due, then earlier scheduled.
+        static func < (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.due != rhs.due ? lhs.due < rhs.due : lhs.sequence < rhs.sequence
+        }
+
+        static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.due == rhs.due && lhs.sequence == rhs.sequence
+        }
+    }
+
+    private struct State {
+        var now: Int64 = 0
+        var nextSequence: UInt64 = 0
+        var isAdvancing = false
+        var queue = MinHeap<Entry>()
+
+        mutating func insert(due: Int64, interval: Int64?, action: @escaping @Sendable () -> Void) -> AnyDisposable {
+            let cancellation = AnyDisposable()
+            queue.insert(Entry(due: max(due, now), sequence: nextSequence, interval: interval, action: action, cancellation: cancellation))
+            nextSequence += 1
+            return cancellation
+        }
+    }
+
+    /// Protected by its lock; never held while an action runs.
+    private let state: LockedValueBox<State>
+
+    /// The virtual time at which the scheduler was created.
+    public let startDate: Date
+
+    /// Creates a scheduler whose virtual clock starts at `startDate`.
+    public init(startDate: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+        self.startDate = startDate
+        self.state = LockedValueBox(State())
+    }
+
+    /// The current virtual time.
+    public var currentDate: Date {
+        startDate.addingTimeInterval(Double(state.withLockedValue { $0.now }) / 1e9)
+    }
+
+    /// Virtual time elapsed since `startDate`.
+    public var elapsed: Duration {
+        .nanoseconds(state.withLockedValue { $0.now })
+    }
+
+    /// The number of actions waiting to run, including cancelled ones not yet discarded and
+    /// each repeating action once.
+    public var pendingActionCount: Int {
+        state.withLockedValue { $0.queue.count }
+    }
+
+    @discardableResult
+    public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+        state.withLockedValue { $0.insert(due: $0.now, interval: nil, action: action) }
+    }
+
+    @discardableResult
+    public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+        let due = nanoseconds(at: date)
+        return state.withLockedValue { $0.insert(due: due, interval: nil, action: action) }
+    }
+
+    @discardableResult
+    public func schedule(after delay: Duration, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+        state.withLockedValue { state in
+            state.insert(due: Self.adding(state.now, delay.nanoseconds), interval: nil, action: action)
+        }
+    }
+
+    @discardableResult
+    public func schedule(
+        after date: Date,
+        interval: DispatchTimeInterval,
+        leeway: DispatchTimeInterval,
+        action: @escaping @Sendable () -> Void
+    ) -> (any Disposable)? {
+        let period = interval.nanoseconds
+        precondition(period > 0, "a repeating interval must be positive, not \(interval)")
+        let due = nanoseconds(at: date)
+        return state.withLockedValue { $0.insert(due: due, interval: period, action: action) }
+    }
+
+    /// Advances the clock by one nanosecond, running everything due by then.
+    public func advance() {
+        advance(by: .nanoseconds(1))
+    }
+
+    /// Advances the clock by `interval`, running everything due by the new time.
+    public func advance(by interval: DispatchTimeInterval) {
+        advance(toNanoseconds: Self.adding(state.withLockedValue { $0.now }, interval.nanoseconds))
+    }
+
+    /// Advances the clock by `interval` seconds, running everything due by the new time.
+    public func advance(by interval: TimeInterval) {
+        advance(toNanoseconds: Self.adding(state.withLockedValue { $0.now }, TimeConversion.nanoseconds(interval)))
+    }
+
+    /// Advances the clock by `duration`, running everything due by the new time.
+    @_disfavoredOverload
+    public func advance(by duration: Duration) {
+        advance(toNanoseconds: Self.adding(state.withLockedValue { $0.now }, duration.nanoseconds))
+    }
+
+    /// Advances the clock to `date`, running everything due by then.
+    ///
+    /// - Precondition: `date` is not earlier than `currentDate`.
+    public func advance(to date: Date) {
+        advance(toNanoseconds: nanoseconds(at: date))
+    }
+
+    /// Runs every scheduled action, advancing the clock as far as needed (to the distant
+    /// future). A repeating action that is never disposed keeps this running for a very long
+    /// time: dispose repeating actions first, or advance by a bounded amount instead.
+    public func run() {
+        advance(toNanoseconds: .max)
+    }
+
+    private func advance(toNanoseconds target: Int64) {
+        state.withLockedValue { state in
+            precondition(!state.isAdvancing, "TestScheduler advanced from inside one of its own actions, or from two threads at once")
+            precondition(target >= state.now, "TestScheduler cannot move back in time (from \(state.now) ns to \(target) ns)")
+            state.isAdvancing = true
+        }
+        while let entry = nextDueEntry(by: target) {
+            entry.action()
+        }
+        state.withLockedValue { state in
+            state.now = target
+            state.isAdvancing = false
+        }
+    }
+
+    /// Takes the earliest action due by `target`, moves the clock to its instant and re-queues
+    /// it if it repeats. Cancelled actions are discarded on the way.
+    private func nextDueEntry(by target: Int64) -> Entry? {
+        state.withLockedValue { state in
+            while let first = state.queue.first, first.due <= target {
+                var entry = state.queue.removeFirst()
+                if entry.cancellation.isDisposed { continue }
+                state.now = entry.due
+                if let interval = entry.interval {
+                    var next = entry
+                    next.due = Self.adding(entry.due, interval)
+                    next.sequence = state.nextSequence
+                    state.nextSequence += 1
+                    state.queue.insert(next)
+                }
+                entry.due = state.now
+                return entry
+            }
+            return nil
+        }
+    }
+
+    private func nanoseconds(at date: Date) -> Int64 {
+        TimeConversion.nanoseconds(date.timeIntervalSince(startDate))
+    }
+
+    private static func adding(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        return overflow ? (rhs > 0 ? .max : .min) : sum
+    }
+}
