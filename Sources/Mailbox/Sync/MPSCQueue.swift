@@ -33,7 +33,6 @@ import Synchronization
 /// Thread-safety: `enqueue` from any thread; `dequeue` and `isEmpty` from one consumer at a time
 /// (a caller that hands the consumer role between threads must do so with a happens-before
 /// edge, as the actor run loop's status word does).
-@_spi(Internals)
 public final class MPSCQueue<Element> {
     @usableFromInline
     struct Node: ~Copyable {

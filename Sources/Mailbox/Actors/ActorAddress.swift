@@ -1,0 +1,59 @@
+/// Where an actor lives: its system and its path from the root, plus an incarnation number
+/// that tells apart two actors that had the same path at different times.
+///
+/// `/user/lobby/alice` is the actor `alice`, a child of `lobby`, a top-level actor spawned
+/// with `ActorSystem.spawn`. Addresses are values: `Sendable`, `Hashable`, cheap to copy.
+/// Two addresses are equal when system, path and incarnation are equal, so a ref to a stopped
+/// actor never equals a ref to a new actor spawned later under the same name.
+public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The name of the actor system the actor belongs to.
+    public let system: String
+
+    /// The path from the root, e.g. `/user/lobby/alice`.
+    public let path: String
+
+    /// A number unique within the system for each spawned actor.
+    public let incarnation: UInt64
+
+    /// The path segments from the root, e.g. `["user", "lobby", "alice"]`.
+    public var segments: [String] {
+        path.split(separator: "/").map(String.init)
+    }
+
+    /// The actor's own name: the last path segment.
+    public var name: String {
+        path.split(separator: "/").last.map(String.init) ?? ""
+    }
+
+    /// The full address, e.g. `mailbox://chat/user/lobby/alice#42`.
+    public var description: String {
+        "mailbox://\(system)\(path)#\(incarnation)"
+    }
+
+    init(system: String, path: String, incarnation: UInt64) {
+        self.system = system
+        self.path = path
+        self.incarnation = incarnation
+    }
+
+    func child(_ name: String, incarnation: UInt64) -> ActorAddress {
+        ActorAddress(system: system, path: path == "/" ? "/" + name : path + "/" + name, incarnation: incarnation)
+    }
+}
+
+/// Actor names: letters, digits and `-_.*$+:@&=,!~';`, not starting with `$` (reserved for
+/// names the runtime generates), at most 255 characters.
+enum ActorName {
+    static let allowedPunctuation = Set("-_.*$+:@&=,!~';")
+
+    /// Why `name` is not a valid actor name, or `nil` if it is.
+    static func problem(with name: String, allowReserved: Bool = false) -> String? {
+        if name.isEmpty { return "a name must not be empty" }
+        if name.count > 255 { return "a name must be at most 255 characters" }
+        if !allowReserved, name.hasPrefix("$") { return "names starting with '$' are reserved for the runtime" }
+        for character in name where !(character.isASCII && (character.isLetter || character.isNumber)) && !allowedPunctuation.contains(character) {
+            return "'\(character)' is not allowed (use letters, digits and -_.*$+:@&=,!~';)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,696 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// How an actor's mailbox runs are scheduled.
+enum Runner: Sendable {
+    /// On the default pool, queued as the cell itself (no closure per activation).
+    case pool(PoolScheduler)
+    /// On the sending thread, trampolined: no recursion, FIFO kept.
+    case immediate
+    /// On any other scheduler, as a closure.
+    case scheduler(any Scheduler)
+}
+
+/// An actor: its mailbox, its activation word and its run loop.
+///
+/// ## Activation
+/// `pending` counts messages (user and system) enqueued and not yet handled. A sender enqueues
+/// first, then increments `pending`; the sender that moves it from 0 to 1 schedules one
+/// *mailbox run*. A run handles system messages first, then up to *run length* user messages,
+/// then subtracts what it handled: if anything remains it schedules the next run, otherwise the
+/// actor is idle. There is never more than one run scheduled or running, so the state below
+/// "consumer only" needs no lock: each run hands it to the next through the acquire/release
+/// read-modify-writes on `pending` and the scheduler's own queue.
+///
+/// A sender that enqueues after the actor terminated (racing its final drain) still counts in
+/// `pending`, so a run is scheduled and turns the message into a dead letter: nothing accepted
+/// is silently lost.
+@usableFromInline
+// Shared state is atomic or immutable; the rest is touched only inside the single mailbox run.
+final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Sendable {
+    // MARK: Shared with senders (atomics and immutable values)
+
+    /// Enqueued and not yet handled messages, user and system; the activation word.
+    @usableFromInline
+    let pending = Atomic<Int>(0)
+    /// Set once, when the actor has terminated; senders then dead-letter directly.
+    @usableFromInline
+    let isTerminated = Atomic<Bool>(false)
+    /// User messages. (Timer messages travel as system messages, tagged with their timer's
+    /// generation, so that a cancelled timer's message can be recognised and skipped.)
+    @usableFromInline
+    let mailbox = MPSCQueue<Message>()
+    /// System messages, newest first: a lock-free stack drained (and reversed) by the run.
+    @usableFromInline
+    let systemMessages = Atomic<UnsafeMutableRawPointer?>(nil)
+
+    /// `Int.max` when unbounded.
+    @usableFromInline
+    let capacity: Int
+    @usableFromInline
+    let overflow: OverflowPolicy
+    /// User messages queued; maintained only for bounded mailboxes.
+    @usableFromInline
+    let userCount = Atomic<Int>(0)
+    /// Oldest messages to drop on the next run (`dropOldest`).
+    @usableFromInline
+    let dropOldestDebt = Atomic<Int>(0)
+    /// Senders suspended in `send(_:)` waiting for room (`backpressure` only).
+    @usableFromInline
+    let roomWaiters: RoomWaiters?
+
+    let runner: Runner
+    /// The pool, when `runner` is `.pool`: read without copying the enum on every activation.
+    let pool: PoolScheduler?
+    @usableFromInline
+    let runLength: Int
+    /// The mailbox run, specialised for `Message` where the actor was spawned (see
+    /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
+    /// unspecialised generic code that looks up type metadata on every message.
+    let runLoop: (ActorCell<Message>) -> Void
+    /// Timers and ask time-outs run on this scheduler's clock.
+    let dateScheduler: any DateScheduler
+
+    override var askScheduler: any DateScheduler { dateScheduler }
+    let stashCapacity: Int
+
+    // MARK: Consumer only (touched only inside a mailbox run)
+    //
+    // Exclusivity is not checked at run time for these: one mailbox run at a time is the
+    // invariant that makes every access exclusive (and checking costs ~10% of a message).
+
+    @usableFromInline
+    @exclusivity(unchecked)
+    var behavior: Behavior<Message>
+    @usableFromInline
+    @exclusivity(unchecked)
+    var lifecycle: Lifecycle = .new
+    /// Created on the first run; nil afterwards only if never started.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var context: ActorContext<Message>!
+    /// The parent, told `childTerminated` when this actor terminates. Cleared then.
+    var parent: AnyTarget?
+    /// Run after post-stop, set by `Behavior.stopped(postStop:)`.
+    var postStopAction: (() -> Void)?
+
+    @usableFromInline
+    enum Lifecycle {
+        case new
+        case running
+        case stopping(failure: (any Error)?)
+        case terminated
+    }
+
+    init(
+        system: ActorSystem,
+        address: ActorAddress,
+        parent: AnyTarget,
+        behavior: sending Behavior<Message>,
+        props: Props,
+        runLoop: @escaping (ActorCell<Message>) -> Void
+    ) {
+        self.runLoop = runLoop
+        switch props.mailbox {
+        case .unbounded:
+            capacity = .max
+            overflow = .dropNewest
+        case let .bounded(capacity, overflow):
+            precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
+            self.capacity = capacity
+            self.overflow = overflow
+        }
+        roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
+        let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
+        pool = scheduler as? PoolScheduler
+        if let pool {
+            runner = .pool(pool)
+        } else if scheduler is ImmediateScheduler {
+            runner = .immediate
+        } else {
+            runner = .scheduler(scheduler)
+        }
+        dateScheduler = (scheduler as? any DateScheduler) ?? system.timerScheduler
+        runLength = props.runLength ?? system.configuration.runLength
+        stashCapacity = props.stashCapacity
+        self.behavior = behavior
+        self.parent = parent
+        super.init(address: address, system: system, isActorCell: true)
+    }
+
+    deinit {
+        var node = systemMessages.load(ordering: .acquiring)
+        while let current = node {
+            let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
+            node = box.next
+        }
+    }
+
+    // MARK: Sending
+
+    @usableFromInline
+    override func tell(_ message: Message) -> TellResult {
+        tellCell(message)
+    }
+
+    /// `tell`, inlinable so that a sender's module runs it specialised for `Message`.
+    @inlinable
+    final func tellCell(_ message: Message) -> TellResult {
+        if isTerminated.load(ordering: .acquiring) {
+            return refuseTerminated(message)
+        }
+        if capacity != .max, let refused = reserveRoom(for: message) {
+            return refused
+        }
+        mailbox.enqueue(message)
+        activate()
+        return .enqueued
+    }
+
+    @usableFromInline
+    func refuseTerminated(_ message: Message) -> TellResult {
+        system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        return .dropped(.recipientTerminated)
+    }
+
+    /// Counts a user message against the capacity, applying the overflow policy when full.
+    /// Returns the result to give the sender if the message is refused.
+    @usableFromInline
+    func reserveRoom(for message: Message) -> TellResult? {
+        let count = userCount.wrappingAdd(1, ordering: .relaxed).newValue
+        guard count > capacity else { return nil }
+        if overflow == .dropOldest {
+            dropOldestDebt.wrappingAdd(1, ordering: .relaxed)
+            return nil
+        }
+        userCount.wrappingSubtract(1, ordering: .relaxed)
+        system.publishDeadLetter(message, to: address, reason: .mailboxFull(overflow))
+        return .dropped(.mailboxFull(overflow))
+    }
+
+    override func send(_ message: Message) async throws {
+        guard let roomWaiters else {
+            if case let .dropped(reason) = tell(message) {
+                throw SendError(recipient: address, reason: reason)
+            }
+            return
+        }
+        while true {
+            if isTerminated.load(ordering: .acquiring) {
+                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+                throw SendError(recipient: address, reason: .recipientTerminated)
+            }
+            if userCount.wrappingAdd(1, ordering: .relaxed).newValue <= capacity {
+                mailbox.enqueue(message)
+                activate()
+                return
+            }
+            userCount.wrappingSubtract(1, ordering: .relaxed)
+            try await roomWaiters.wait { [self] in
+                userCount.load(ordering: .relaxed) < capacity || isTerminated.load(ordering: .acquiring)
+            }
+        }
+    }
+
+    /// Delivers a timer's message (from the timer's scheduler thread) as a system message, so
+    /// it is never dropped by a full mailbox and can be discarded if its timer was cancelled.
+    func tellTimer(key: TimerKey, generation: UInt64, message: Message) {
+        if isTerminated.load(ordering: .acquiring) { return }
+        sendSystem(.timer(key: key, generation: generation, message: message))
+    }
+
+    override func sendSystem(_ message: SystemMessage) {
+        let node = Unmanaged.passRetained(SystemMessageNode(message)).toOpaque()
+        var head = systemMessages.load(ordering: .relaxed)
+        while true {
+            Unmanaged<SystemMessageNode>.fromOpaque(node).takeUnretainedValue().next = head
+            let (exchanged, original) = systemMessages.compareExchange(
+                expected: head, desired: node, successOrdering: .releasing, failureOrdering: .relaxed)
+            if exchanged { break }
+            head = original
+        }
+        activate()
+    }
+
+    @inlinable
+    final func activate() {
+        if pending.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+            scheduleRun()
+        }
+    }
+
+    @usableFromInline
+    func scheduleRun() {
+        if let pool {
+            pool.enqueue(Unmanaged.passRetained(self))
+            return
+        }
+        switch runner {
+        case let .pool(pool):
+            pool.enqueue(Unmanaged.passRetained(self))
+        case .immediate:
+            Trampoline.run(Unmanaged.passRetained(self))
+        case let .scheduler(scheduler):
+            scheduler.schedule { self.run() }
+        }
+    }
+
+    // MARK: The mailbox run
+
+    /// One mailbox run. Only ever one at a time per actor (see the type's documentation).
+    override func run() {
+        runLoop(self)
+    }
+
+    /// The body of a mailbox run: system messages, then up to `runLength` user messages, then
+    /// release the activation (or schedule the next run if messages remain).
+    @inlinable
+    final func runMailbox() {
+        var handled = 0
+        if case .terminated = lifecycle {
+            handled = drainAfterTermination()
+        } else {
+            if systemMessages.load(ordering: .relaxed) != nil {
+                handled = runSystemMessages()
+            }
+            var userHandled = 0
+            while userHandled < runLength, isAcceptingUserMessages {
+                if capacity != .max, dropOldestDebt.load(ordering: .relaxed) > 0 {
+                    handled += payDropOldestDebt()
+                }
+                guard let message = mailbox.dequeue() else { break }
+                handled += 1
+                userHandled += 1
+                if capacity != .max { freeRoom() }
+                if case .running = lifecycle {
+                    handle(message)
+                } else {
+                    deadLetterWhileStopping(message)
+                }
+                if systemMessages.load(ordering: .relaxed) != nil {
+                    handled += runSystemMessages()
+                }
+            }
+            if case .terminated = lifecycle {
+                handled += drainAfterTermination()
+            }
+        }
+        if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
+            scheduleRun()
+        }
+    }
+
+    @inlinable
+    final var isAcceptingUserMessages: Bool {
+        switch lifecycle {
+        case .running, .stopping: return true
+        case .new, .terminated: return false
+        }
+    }
+
+    @usableFromInline
+    func deadLetterWhileStopping(_ message: Message) {
+        system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+    }
+
+    @usableFromInline
+    func freeRoom() {
+        userCount.wrappingSubtract(1, ordering: .relaxed)
+        roomWaiters?.resumeOne()
+    }
+
+    @usableFromInline
+    func payDropOldestDebt() -> Int {
+        var dropped = 0
+        while dropOldestDebt.load(ordering: .relaxed) > 0, let message = mailbox.dequeue() {
+            dropOldestDebt.wrappingSubtract(1, ordering: .relaxed)
+            userCount.wrappingSubtract(1, ordering: .relaxed)
+            system.publishDeadLetter(message, to: address, reason: .mailboxFull(.dropOldest))
+            dropped += 1
+        }
+        return dropped
+    }
+
+    /// Handles every queued system message, oldest first; returns how many.
+    @usableFromInline
+    func runSystemMessages() -> Int {
+        var handled = 0
+        while let top = systemMessages.exchange(nil, ordering: .acquiring) {
+            // The stack is newest first: reverse it.
+            var messages: [SystemMessage] = []
+            var node: UnsafeMutableRawPointer? = top
+            while let current = node {
+                let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
+                messages.append(box.message)
+                node = box.next
+            }
+            for message in messages.reversed() {
+                handleSystemMessage(message)
+            }
+            handled += messages.count
+        }
+        return handled
+    }
+
+    /// After termination: every user message becomes a dead letter, every system message gets
+    /// the answer a terminated actor gives.
+    @usableFromInline
+    func drainAfterTermination() -> Int {
+        var handled = runSystemMessages()
+        while let message = mailbox.dequeue() {
+            if capacity != .max { freeRoom() }
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            handled += 1
+        }
+        return handled
+    }
+
+    // MARK: Handling messages
+
+    @inlinable
+    final func handle(_ message: Message) {
+        do {
+            let next: Behavior<Message>
+            switch behavior.kind {
+            case let .receive(handler, _):
+                next = try handler(context, message)
+            case let .object(object):
+                next = try object.receive(message)
+            case .empty:
+                next = .unhandled
+            case .ignore:
+                return
+            case .same, .unhandled, .stopped, .setup:
+                preconditionFailure("actor \(address.path) is running with non-canonical behavior \(behavior)")
+            }
+            if case .same = next.kind { return }
+            try become(next, unhandled: message)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Switches to `next`, the result of handling a message or event.
+    @usableFromInline
+    func become(_ next: Behavior<Message>, unhandled message: (any Sendable)?) throws {
+        switch next.kind {
+        case .same:
+            return
+        case .unhandled:
+            if let message {
+                system.publish(.unhandled(address, message: message))
+            }
+        case let .stopped(postStop):
+            postStopAction = postStop
+            beginStopping(failure: nil)
+        case .setup:
+            behavior = try canonicalize(next)
+        case .empty, .ignore, .receive, .object:
+            behavior = next
+        }
+    }
+
+    /// Runs `setup` behaviors until a behavior that handles messages (or `stopped`) is reached.
+    private func canonicalize(_ behavior: Behavior<Message>) throws -> Behavior<Message> {
+        var current = behavior
+        while case let .setup(factory) = current.kind {
+            current = try factory(context)
+        }
+        switch current.kind {
+        case .same, .unhandled:
+            preconditionFailure("setup of \(address.path) returned \(current), which is only valid as the result of handling a message")
+        default:
+            return current
+        }
+    }
+
+    /// Delivers a lifecycle event to the behavior; returns whether it was handled.
+    @discardableResult
+    private func deliver(_ event: LifecycleEvent) throws -> Bool {
+        let next: Behavior<Message>
+        switch behavior.kind {
+        case let .receive(_, lifecycle?):
+            next = try lifecycle(context, event)
+        case let .object(object):
+            next = try object.receiveLifecycle(event)
+        default:
+            return false
+        }
+        if case .unhandled = next.kind { return false }
+        try become(next, unhandled: nil)
+        return true
+    }
+
+    private func handleSystemMessage(_ message: SystemMessage) {
+        switch message {
+        case .start:
+            guard case .new = lifecycle else { return }
+            context = ActorContext(cell: self)
+            lifecycle = .running
+            do {
+                behavior = try canonicalize(behavior)
+                if case let .stopped(postStop) = behavior.kind {
+                    postStopAction = postStop
+                    beginStopping(failure: nil)
+                }
+            } catch {
+                fail(error)
+            }
+        case .stop:
+            switch lifecycle {
+            case .new:
+                context = ActorContext(cell: self)
+                lifecycle = .running
+                beginStopping(failure: nil)
+            case .running:
+                beginStopping(failure: nil)
+            case .stopping, .terminated:
+                break
+            }
+        case let .watch(watcher):
+            if case .terminated = lifecycle {
+                watcher.sendSystem(.terminated(self, failure: nil))
+            } else if watcher !== self {
+                context?.watchers[ObjectIdentifier(watcher)] = watcher
+            }
+        case let .unwatch(watcher):
+            _ = context?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
+        case let .terminated(ref, failure):
+            guard case .running = lifecycle, let context,
+                  let watch = context.watching.removeValue(forKey: ObjectIdentifier(ref)) else { return }
+            if let customMessage = watch.message {
+                handle(customMessage)
+                return
+            }
+            let isChild = context.children[ref.address.name] === ref
+            let event: LifecycleEvent = if let failure, isChild {
+                .childFailed(AnyActorRef(ref), error: failure)
+            } else {
+                .terminated(AnyActorRef(ref))
+            }
+            do {
+                if try !deliver(event) {
+                    throw DeathPactError(terminated: AnyActorRef(ref))
+                }
+            } catch {
+                fail(error)
+            }
+        case let .timer(key, generation, message):
+            guard case .running = lifecycle, context.timers.shouldDeliver(key: key, generation: generation) else { return }
+            handle(message as! Message)
+        case let .childTerminated(child):
+            guard let context else { return }
+            if context.children[child.address.name] === child {
+                context.removeChild(named: child.address.name)
+            }
+            if case .stopping = lifecycle, context.children.isEmpty {
+                finishTermination()
+            }
+        }
+    }
+
+    // MARK: Stopping
+
+    /// A handler threw: log, publish, stop. (Supervision will decide here.)
+    @usableFromInline
+    func fail(_ error: any Error) {
+        system.log("actor \(address.path) failed: \(error)")
+        system.publish(.failed(address, error: error))
+        beginStopping(failure: error)
+    }
+
+    /// Starts stopping: cancel timers, stop children; terminate once they have all terminated.
+    func beginStopping(failure: (any Error)?) {
+        switch lifecycle {
+        case .new, .running:
+            lifecycle = .stopping(failure: failure)
+        case .stopping, .terminated:
+            return
+        }
+        context.timers.cancelAll()
+        if context.children.isEmpty {
+            finishTermination()
+        } else {
+            for child in context.children.values {
+                child.sendSystem(.stop)
+            }
+        }
+    }
+
+    private func finishTermination() {
+        guard case let .stopping(failure) = lifecycle else { return }
+        do {
+            try deliver(.postStop)
+        } catch {
+            system.log("actor \(address.path) threw in post-stop: \(error)")
+        }
+        postStopAction?()
+        postStopAction = nil
+        lifecycle = .terminated
+        isTerminated.store(true, ordering: .releasing)
+        roomWaiters?.resumeAll()
+
+        for watcher in context.watchers.values {
+            watcher.sendSystem(.terminated(self, failure: failure))
+        }
+        for watched in context.watching.values {
+            watched.target.sendSystem(.unwatch(self))
+        }
+        context.releaseAfterTermination()
+        behavior = .stopped
+        system.publish(.stopped(address))
+        let parent = self.parent
+        self.parent = nil
+        parent?.sendSystem(.childTerminated(self))
+    }
+}
+
+/// One system message on a cell's lock-free stack.
+final class SystemMessageNode {
+    let message: SystemMessage
+    var next: UnsafeMutableRawPointer?
+
+    init(_ message: SystemMessage) {
+        self.message = message
+    }
+}
+
+/// Senders suspended in `send(_:)` on a full back-pressure mailbox, resumed one per freed slot.
+@usableFromInline
+final class RoomWaiters: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+    }
+
+    /// Protected by its lock.
+    private let state = LockedValueBox(State())
+    /// Mirrors the number of waiters, so the consumer skips the lock when nobody waits.
+    private let count = Atomic<Int>(0)
+
+    /// Suspends until resumed (a slot was freed, or the actor terminated), unless
+    /// `hasRoom` is already true after registering. Throws `CancellationError` on cancellation.
+    func wait(unless hasRoom: @escaping @Sendable () -> Bool) async throws {
+        let id = state.withLockedValue { state -> UInt64 in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                state.withLockedValue { $0.waiters.append(Waiter(id: id, continuation: continuation)) }
+                count.wrappingAdd(1, ordering: .releasing)
+                // Room may have been freed between the failed reservation and registering.
+                if hasRoom() { resume(id: id, with: .success(())) }
+            }
+        } onCancel: {
+            resume(id: id, with: .failure(CancellationError()))
+        }
+    }
+
+    private func resume(id: UInt64, with result: Result<Void, any Error>) {
+        let waiter: Waiter? = state.withLockedValue { state in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        if let waiter {
+            count.wrappingSubtract(1, ordering: .relaxed)
+            waiter.continuation.resume(with: result)
+        }
+    }
+
+    func resumeOne() {
+        guard count.load(ordering: .acquiring) > 0 else { return }
+        let waiter: Waiter? = state.withLockedValue { state in
+            state.waiters.isEmpty ? nil : state.waiters.removeFirst()
+        }
+        if let waiter {
+            count.wrappingSubtract(1, ordering: .relaxed)
+            waiter.continuation.resume()
+        }
+    }
+
+    func resumeAll() {
+        let waiters = state.withLockedValue { state in
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        count.wrappingSubtract(waiters.count, ordering: .relaxed)
+        for waiter in waiters { waiter.continuation.resume() }
+    }
+}
+
+/// Runs mailbox runs scheduled on the `ImmediateScheduler` on the sending thread without
+/// recursion: a run scheduled while another is running on the same thread is queued and runs
+/// after it, in FIFO order.
+enum Trampoline {
+    final class Queue {
+        var jobs: [Unmanaged<PoolJob>] = []
+        var isDraining = false
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let error = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<Queue>.fromOpaque(pointer).release() }
+        }
+        precondition(error == 0, "pthread_key_create failed with error \(error)")
+        return key
+    }()
+
+    private static var queue: Queue {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Queue>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let queue = Queue()
+        pthread_setspecific(key, Unmanaged.passRetained(queue).toOpaque())
+        return queue
+    }
+
+    /// Runs `job` now, or after the run in progress on this thread; consumes the retain.
+    static func run(_ job: Unmanaged<PoolJob>) {
+        let queue = self.queue
+        queue.jobs.append(job)
+        guard !queue.isDraining else { return }
+        queue.isDraining = true
+        var index = 0
+        while index < queue.jobs.count {
+            let next = queue.jobs[index]
+            index += 1
+            next.takeUnretainedValue().run()
+            next.release()
+        }
+        queue.jobs.removeAll(keepingCapacity: true)
+        queue.isDraining = false
+    }
+}

@@ -1,0 +1,216 @@
+/// An actor's view of itself and the runtime, passed to its handlers.
+///
+/// Use it to spawn and stop children, watch other actors, set timers, stash messages, adapt
+/// other message types, and move async work out of the handler (`pipeToSelf`, `ask`).
+///
+/// Thread-safety: a context belongs to its actor and may be used only inside that actor's
+/// handlers (and `setup`), never from another thread or after the handler returned into an
+/// escaping closure. Refs (`myself`, children) are `Sendable` and may go anywhere.
+public final class ActorContext<Message: Sendable> {
+    // A context is used only inside its actor's handlers, while the cell is alive.
+    unowned(unsafe) let cell: ActorCell<Message>
+
+    /// Children by name, in start order via `childOrder`.
+    var children: [String: AnyTarget] = [:]
+    var childOrder: [String] = []
+    /// Actors watching this one.
+    var watchers: [ObjectIdentifier: AnyTarget] = [:]
+    /// Actors this one watches, with the custom message to receive instead of `terminated`.
+    var watching: [ObjectIdentifier: Watch] = [:]
+    var stashed: [Message] = []
+    private var adapterCount = 0
+
+    struct Watch {
+        let target: AnyTarget
+        let message: Message?
+    }
+
+    /// The actor's timers; all are cancelled when the actor stops.
+    public private(set) lazy var timers = TimerScheduler(cell: cell)
+
+    init(cell: ActorCell<Message>) {
+        self.cell = cell
+    }
+
+    /// The actor's own ref (Akka's `context.self`; `self` is reserved in Swift).
+    public var myself: ActorRef<Message> { ActorRef(cell) }
+
+    /// The actor system.
+    public var system: ActorSystem { cell.system }
+
+    /// The actor's address.
+    public var address: ActorAddress { cell.address }
+
+    /// The actor's name.
+    public var name: String { cell.address.name }
+
+    /// The scheduler the actor's timers use: its own scheduler when that tells time, otherwise
+    /// the system's timer scheduler.
+    public var scheduler: any DateScheduler { cell.dateScheduler }
+
+    // MARK: Children
+
+    /// Spawns a child actor named `name`.
+    ///
+    /// - Throws: `ActorSystemError` with code `.invalidName` or `.duplicateName` (naming the
+    ///   problem and the parent), or `.shuttingDown`.
+    @inlinable
+    @discardableResult
+    public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
+        try spawnChild(behavior, name: name, isGenerated: false, props: props) { $0.runMailbox() }
+    }
+
+    /// Spawns a child with a generated name (`$a1`, `$a2`, …).
+    @inlinable
+    @discardableResult
+    public func spawnAnonymous<Child: Sendable>(_ behavior: sending Behavior<Child>, props: Props = Props()) throws -> ActorRef<Child> {
+        try spawnChild(behavior, name: nil, isGenerated: true, props: props) { $0.runMailbox() }
+    }
+
+    @usableFromInline
+    func spawnChild<Child: Sendable>(
+        _ behavior: sending Behavior<Child>,
+        name: String?,
+        isGenerated: Bool,
+        props: Props,
+        runLoop: @escaping (ActorCell<Child>) -> Void
+    ) throws -> ActorRef<Child> {
+        let name = name ?? system.anonymousName()
+        if !isGenerated, let problem = ActorName.problem(with: name) {
+            throw ActorSystemError.invalidName(name, parent: address.path, problem: problem)
+        }
+        guard children[name] == nil else {
+            throw ActorSystemError.duplicateName(name, parent: address.path)
+        }
+        guard !system.isShuttingDown else { throw ActorSystemError.shuttingDown(system.name) }
+        let child = ActorCell(
+            system: system, address: address.child(name, incarnation: system.nextIncarnation()),
+            parent: cell, behavior: behavior, props: props, runLoop: runLoop)
+        children[name] = child
+        childOrder.append(name)
+        system.start(child)
+        return ActorRef(child)
+    }
+
+    func removeChild(named name: String) {
+        children[name] = nil
+        if let index = childOrder.firstIndex(of: name) {
+            childOrder.remove(at: index)
+        }
+    }
+
+    /// The children that have not terminated yet, in start order.
+    public var childRefs: [AnyActorRef] {
+        childOrder.compactMap { children[$0].map(AnyActorRef.init) }
+    }
+
+    /// The child named `name`, if it has not terminated.
+    public func child(named name: String) -> AnyActorRef? {
+        children[name].map(AnyActorRef.init)
+    }
+
+    /// Stops a child: its own children stop first, then it; the parent is told
+    /// `terminated` if it watches the child.
+    ///
+    /// - Throws: `ActorSystemError` with code `.notAChild` if `child` is not a child of this actor.
+    public func stop<Child>(_ child: ActorRef<Child>) throws {
+        guard children[child.address.name] === child.target else {
+            throw ActorSystemError.notAChild(child.path, parent: address.path)
+        }
+        child.target.sendSystem(.stop)
+    }
+
+    // MARK: Death watch
+
+    /// Watches `ref`: when it terminates this actor receives `LifecycleEvent.terminated(ref)`
+    /// (or `childFailed` if it is a child that failed), exactly once, at once if it has already
+    /// terminated. An unhandled `terminated` event fails this actor (a death pact).
+    public func watch<Other>(_ ref: ActorRef<Other>) {
+        watch(ref.target, message: nil)
+    }
+
+    /// Watches `ref`, receiving `message` instead of a lifecycle event when it terminates.
+    public func watch<Other>(_ ref: ActorRef<Other>, with message: Message) {
+        watch(ref.target, message: message)
+    }
+
+    private func watch(_ target: AnyTarget, message: Message?) {
+        guard target !== cell else { return }
+        let id = ObjectIdentifier(target)
+        let isNew = watching[id] == nil
+        watching[id] = Watch(target: target, message: message)
+        if isNew { target.sendSystem(.watch(cell)) }
+    }
+
+    /// Stops watching `ref`; a `terminated` already on its way is discarded.
+    public func unwatch<Other>(_ ref: ActorRef<Other>) {
+        if watching.removeValue(forKey: ObjectIdentifier(ref.target)) != nil {
+            ref.target.sendSystem(.unwatch(cell))
+        }
+    }
+
+    // MARK: Stash
+
+    /// Sets `message` aside until `unstashAll()`.
+    ///
+    /// - Throws: `StashOverflowError` if the stash already holds `Props.stashCapacity`
+    ///   messages; thrown from a handler, that is a failure of the actor.
+    public func stash(_ message: Message) throws {
+        guard stashed.count < cell.stashCapacity else {
+            throw StashOverflowError(actor: address, capacity: cell.stashCapacity)
+        }
+        stashed.append(message)
+    }
+
+    /// The number of stashed messages.
+    public var stashSize: Int { stashed.count }
+
+    /// Handles every stashed message now, in the order stashed, with the current behavior
+    /// (each may switch behavior for the next, or stash again).
+    public func unstashAll() {
+        let messages = stashed
+        stashed = []
+        for message in messages {
+            guard case .running = cell.lifecycle else {
+                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+                continue
+            }
+            cell.handle(message)
+        }
+    }
+
+    // MARK: Adapters and async work
+
+    /// A ref that accepts `Other` messages and forwards them to this actor converted by
+    /// `transform` (which runs on the sender's thread, so it must be a pure function).
+    /// Watching the adapter watches this actor.
+    public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Message) -> ActorRef<Other> {
+        adapterCount += 1
+        let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
+        return ActorRef(AdapterTarget(owner: cell, transform: transform, address: adapterAddress))
+    }
+
+    /// Runs `operation` outside the actor and sends its result, mapped by `map`, to this actor
+    /// as a message. The handler is not re-entered: the result is an ordinary message, handled
+    /// after the ones queued before it. If the actor has terminated, it becomes a dead letter.
+    public func pipeToSelf<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value,
+        map: @escaping @Sendable (Result<Value, any Error>) -> Message
+    ) {
+        let me = myself
+        Task {
+            let result: Result<Value, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            me.tell(map(result))
+        }
+    }
+
+    func releaseAfterTermination() {
+        timers.cancelAll()
+        children = [:]
+        childOrder = []
+        watchers = [:]
+        watching = [:]
+        stashed = []
+    }
+}

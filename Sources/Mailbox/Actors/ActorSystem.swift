@@ -1,0 +1,323 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A tree of actors sharing a default scheduler, an event stream and a lifecycle.
+///
+/// ```swift
+/// let system = ActorSystem(name: "chat")
+/// let lobby = try system.spawn(lobbyBehavior(), name: "lobby")   // /user/lobby
+/// lobby.tell(.join("alice"))
+/// let report = await system.shutdown()
+/// ```
+///
+/// - Top-level actors live under `/user`; each actor's children live under it.
+/// - The default scheduler is the system's own `PoolScheduler` (one worker per core) unless the
+///   configuration names another; each actor may choose its own in `Props`.
+/// - `shutdown()` stops every actor, children before parents, runs their post-stop handlers,
+///   stops the pool's threads, and reports anything that did not stop in time.
+///
+/// Thread-safety: every member may be used from any thread.
+///
+/// What keeps what alive: the system keeps its actors (and their threads) alive until they stop
+/// or the system shuts down. An actor system that is never shut down keeps its pool threads.
+public final class ActorSystem: Sendable {
+    /// How a system runs its actors.
+    public struct Configuration: Sendable {
+        /// The default scheduler for actors; `nil` (the default) uses the system's own pool.
+        public var scheduler: (any Scheduler)?
+        /// Worker threads of the system's own pool; by default one per active core.
+        public var poolWorkerCount: Int
+        /// The default run length: user messages one mailbox run handles before yielding.
+        public var runLength: Int
+        /// Where timers and ask time-outs of actors whose scheduler cannot tell time (the
+        /// `ImmediateScheduler`) run; `nil` uses the default scheduler if it is a
+        /// `DateScheduler`, else the pool.
+        public var timerScheduler: (any DateScheduler)?
+        /// Receives the system's log lines (actor failures, errors in post-stop); the default
+        /// writes them to standard error. `nil` discards them.
+        public var logHandler: (@Sendable (String) -> Void)?
+
+        /// A configuration with the defaults described on each property.
+        public init(
+            scheduler: (any Scheduler)? = nil,
+            poolWorkerCount: Int = ProcessInfo.processInfo.activeProcessorCount,
+            runLength: Int = 64,
+            timerScheduler: (any DateScheduler)? = nil,
+            logHandler: (@Sendable (String) -> Void)? = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        ) {
+            precondition(runLength > 0, "runLength must be positive, not \(runLength)")
+            self.scheduler = scheduler
+            self.poolWorkerCount = poolWorkerCount
+            self.runLength = runLength
+            self.timerScheduler = timerScheduler
+            self.logHandler = logHandler
+        }
+    }
+
+    /// The system's name, the first part of every actor's address.
+    public let name: String
+
+    /// The configuration the system was created with.
+    public let configuration: Configuration
+
+    /// The system's own pool, if it created one.
+    let pool: PoolScheduler?
+
+    /// Timers and ask time-outs for actors whose scheduler cannot tell time.
+    let timerScheduler: any DateScheduler
+
+    let guardian: Guardian
+    private let incarnations = Atomic<UInt64>(0)
+    private let anonymousNames = Atomic<UInt64>(0)
+    private let shuttingDown = Atomic<Bool>(false)
+    let eventBus = EventBus<ActorSystemEvent>()
+    private let deadLetterCounter = Atomic<Int>(0)
+    private let droppedCounter = Atomic<Int>(0)
+
+    /// Creates a system and, unless the configuration names a scheduler, its pool threads.
+    public init(name: String = "mailbox", configuration: Configuration = Configuration()) {
+        precondition(ActorName.problem(with: name) == nil, "invalid actor system name '\(name)': \(ActorName.problem(with: name)!)")
+        self.name = name
+        self.configuration = configuration
+        let pool = configuration.scheduler == nil ? PoolScheduler(workerCount: configuration.poolWorkerCount, name: "\(name)-pool") : nil
+        self.pool = pool
+        self.timerScheduler = configuration.timerScheduler
+            ?? (configuration.scheduler as? any DateScheduler)
+            ?? pool
+            ?? QueueScheduler(name: "\(name).timers")
+        self.guardian = Guardian(address: ActorAddress(system: name, path: "/user", incarnation: 0))
+    }
+
+    /// Whether `shutdown()` has begun: new spawns throw, actors are stopping.
+    public var isShuttingDown: Bool { shuttingDown.load(ordering: .acquiring) }
+
+    // MARK: Spawning
+
+    /// Spawns a top-level actor at `/user/<name>`.
+    ///
+    /// - Throws: `ActorSystemError` with code `.invalidName` (saying which character or rule),
+    ///   `.duplicateName` (a live top-level actor has that name), or `.shuttingDown`.
+    ///
+    /// Call it with a concrete message type where you can: the actor's mailbox run is then
+    /// compiled specialised for that type in your module.
+    @inlinable
+    @discardableResult
+    public func spawn<Message: Sendable>(_ behavior: sending Behavior<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {
+        try spawnTopLevel(behavior, name: name, isGenerated: false, props: props) { $0.runMailbox() }
+    }
+
+    /// Spawns a top-level actor with a generated name (`/user/$a1`, …).
+    @inlinable
+    @discardableResult
+    public func spawnAnonymous<Message: Sendable>(_ behavior: sending Behavior<Message>, props: Props = Props()) throws -> ActorRef<Message> {
+        try spawnTopLevel(behavior, name: nil, isGenerated: true, props: props) { $0.runMailbox() }
+    }
+
+    @usableFromInline
+    func spawnTopLevel<Message: Sendable>(
+        _ behavior: sending Behavior<Message>,
+        name: String?,
+        isGenerated: Bool,
+        props: Props,
+        runLoop: @escaping (ActorCell<Message>) -> Void
+    ) throws -> ActorRef<Message> {
+        let name = name ?? anonymousName()
+        if !isGenerated, let problem = ActorName.problem(with: name) {
+            throw ActorSystemError.invalidName(name, parent: guardian.address.path, problem: problem)
+        }
+        guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
+        let cell = ActorCell(
+            system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
+            parent: guardian, behavior: behavior, props: props, runLoop: runLoop)
+        try guardian.adopt(cell, name: name)
+        start(cell)
+        return ActorRef(cell)
+    }
+
+    func start(_ cell: AnyTarget) {
+        publish(.spawned(cell.address))
+        cell.sendSystem(.start)
+    }
+
+    func nextIncarnation() -> UInt64 {
+        incarnations.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    func anonymousName() -> String {
+        "$a\(anonymousNames.wrappingAdd(1, ordering: .relaxed).newValue)"
+    }
+
+    /// The live top-level actors.
+    public var topLevelActors: [AnyActorRef] {
+        guardian.childRefs
+    }
+
+    // MARK: Events
+
+    /// Calls `observer` with every event the system publishes from now on (spawned, stopped,
+    /// failed, dead letter, unhandled), on the thread that publishes it.
+    ///
+    /// - Returns: A disposable that ends the observation.
+    @discardableResult
+    public func observeEvents(_ observer: @escaping @Sendable (ActorSystemEvent) -> Void) -> any Disposable {
+        eventBus.observe(observer)
+    }
+
+    /// Calls `observer` with every dead letter (including messages dropped by a full mailbox)
+    /// from now on, on the thread that publishes it.
+    @discardableResult
+    public func observeDeadLetters(_ observer: @escaping @Sendable (DeadLetter) -> Void) -> any Disposable {
+        eventBus.observe { event in
+            if case let .deadLetter(letter) = event { observer(letter) }
+        }
+    }
+
+    /// Messages that became dead letters so far, including drops.
+    public var deadLetterCount: Int { deadLetterCounter.load(ordering: .relaxed) }
+
+    /// Messages dropped by full bounded mailboxes so far (also counted as dead letters).
+    public var droppedCount: Int { droppedCounter.load(ordering: .relaxed) }
+
+    func publish(_ event: ActorSystemEvent) {
+        eventBus.publish(event)
+    }
+
+    func publishDeadLetter(_ message: any Sendable, to recipient: ActorAddress, reason: DeadLetter.Reason) {
+        deadLetterCounter.wrappingAdd(1, ordering: .relaxed)
+        if case .mailboxFull = reason {
+            droppedCounter.wrappingAdd(1, ordering: .relaxed)
+        }
+        eventBus.publish(.deadLetter(DeadLetter(recipient: recipient, message: message, reason: reason)))
+    }
+
+    func log(_ line: String) {
+        configuration.logHandler?("[\(name)] \(line)")
+    }
+
+    // MARK: Shutdown
+
+    /// What `shutdown()` found.
+    public struct ShutdownReport: Sendable, CustomStringConvertible {
+        /// Top-level actors (with their subtrees) that had not terminated when the time-out
+        /// expired. Empty after a clean shutdown.
+        public let actorsNotStopped: [ActorAddress]
+
+        /// Whether every actor stopped in time.
+        public var isClean: Bool { actorsNotStopped.isEmpty }
+
+        public var description: String {
+            isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+        }
+    }
+
+    /// Starts shutting down without waiting: new spawns throw from now on and every top-level
+    /// actor is told to stop (children first). Idempotent. Useful with a `TestScheduler`: begin,
+    /// advance the scheduler, then `await shutdown()`.
+    public func beginShutdown() {
+        guard !shuttingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for child in guardian.childTargets {
+            child.sendSystem(.stop)
+        }
+    }
+
+    /// Stops every actor gracefully and waits for them: children stop before parents, each
+    /// actor's post-stop handler runs, queued messages become dead letters. Then the system's
+    /// pool threads exit. Idempotent.
+    ///
+    /// - Parameter timeout: How long to wait for actors to stop (wall-clock time); actors still
+    ///   running then are listed in the report and their queued work is abandoned.
+    public func shutdown(timeout: Duration = .seconds(10)) async -> ShutdownReport {
+        beginShutdown()
+        let stoppedInTime = await guardian.waitUntilEmpty(timeout: timeout)
+        let remaining = stoppedInTime ? [] : guardian.childTargets.map(\.address)
+        if !remaining.isEmpty {
+            log("shutdown timed out after \(timeout); still running: \(remaining.map(\.path))")
+        }
+        pool?.shutdown()
+        eventBus.removeAll()
+        return ShutdownReport(actorsNotStopped: remaining)
+    }
+}
+
+/// The parent of top-level actors (`/user`). Not an actor: its children map is behind a lock,
+/// because top-level spawns come from any thread.
+// `state` is protected by its own lock; `address` is immutable.
+final class Guardian: AnyTarget, @unchecked Sendable {
+    private struct State {
+        var children: [String: AnyTarget] = [:]
+        var order: [String] = []
+        var emptyWaiters: [@Sendable () -> Void] = []
+    }
+
+    private let state = LockedValueBox(State())
+
+    func adopt(_ child: AnyTarget, name: String) throws {
+        try state.withLockedValue { state in
+            guard state.children[name] == nil else {
+                throw ActorSystemError.duplicateName(name, parent: address.path)
+            }
+            state.children[name] = child
+            state.order.append(name)
+        }
+    }
+
+    var childTargets: [AnyTarget] {
+        state.withLockedValue { state in state.order.compactMap { state.children[$0] } }
+    }
+
+    var childRefs: [AnyActorRef] {
+        childTargets.map(AnyActorRef.init)
+    }
+
+    override func sendSystem(_ message: SystemMessage) {
+        guard case let .childTerminated(child) = message else { return }
+        let waiters: [@Sendable () -> Void] = state.withLockedValue { state in
+            let name = child.address.name
+            if state.children[name] === child {
+                state.children[name] = nil
+                state.order.removeAll { $0 == name }
+            }
+            guard state.children.isEmpty else { return [] }
+            defer { state.emptyWaiters = [] }
+            return state.emptyWaiters
+        }
+        for waiter in waiters { waiter() }
+    }
+
+    /// Waits until every top-level actor has terminated, or `timeout` (wall clock) passes.
+    /// Returns whether they all terminated.
+    func waitUntilEmpty(timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = ResumeOnce(continuation)
+            let isEmpty = state.withLockedValue { state -> Bool in
+                if state.children.isEmpty { return true }
+                state.emptyWaiters.append { once.resume(returning: true) }
+                return false
+            }
+            if isEmpty {
+                once.resume(returning: true)
+                return
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
+                once.resume(returning: false)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation the first time `resume` is called; later calls do nothing.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let resumed = Atomic<Bool>(false)
+    private let continuation: CheckedContinuation<Value, Never>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation = continuation
+    }
+
+    func resume(returning value: Value) {
+        if !resumed.exchange(true, ordering: .acquiringAndReleasing) {
+            continuation.resume(returning: value)
+        }
+    }
+}

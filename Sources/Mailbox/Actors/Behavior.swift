@@ -1,0 +1,190 @@
+/// How an actor handles its next message: a value in the style of Akka Typed.
+///
+/// A handler receives one message and returns the behavior for the next one: `.same` to keep
+/// the current behavior, a new behavior to switch, `.stopped` to stop, or `.unhandled` to say
+/// it did not understand the message (the message is published as unhandled and the behavior
+/// stays). `setup` runs when the actor starts (and, once supervision restarts it, on restart).
+///
+/// Handlers are synchronous and may throw: a thrown error is a *failure*. A failed actor stops
+/// (its children first), its post-stop handler runs, and the failure is logged and published
+/// on the system's event stream. Async work leaves the handler through
+/// `ActorContext.pipeToSelf` or `ActorContext.ask`, and its result returns as a message, so a
+/// handler is never re-entered.
+///
+/// Behaviors run only inside their actor, one message at a time, so a handler may capture and
+/// mutate local state without a lock:
+///
+/// ```swift
+/// func counter() -> Behavior<CounterMessage> {
+///     .setup { _ in
+///         var count = 0
+///         return .receiveMessage { message in
+///             switch message {
+///             case .increment: count += 1
+///             case let .get(replyTo): replyTo.tell(count)
+///             }
+///             return .same
+///         }
+///     }
+/// }
+/// ```
+///
+/// A behavior is not `Sendable`: it is handed to the actor with `sending` when spawned and
+/// lives on inside it. Spawn each actor from a fresh behavior (a function that returns one, as
+/// above) rather than sharing one behavior value between actors.
+public struct Behavior<Message: Sendable> {
+    @usableFromInline
+    indirect enum Kind {
+        case same
+        case unhandled
+        case stopped(postStop: (() -> Void)?)
+        case empty
+        case ignore
+        case setup((ActorContext<Message>) throws -> Behavior<Message>)
+        case receive(
+            (ActorContext<Message>, Message) throws -> Behavior<Message>,
+            lifecycle: ((ActorContext<Message>, LifecycleEvent) throws -> Behavior<Message>)?
+        )
+        case object(AbstractBehavior<Message>)
+    }
+
+    @usableFromInline
+    let kind: Kind
+
+    @usableFromInline
+    init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// Keep the current behavior for the next message.
+    public static var same: Behavior { Behavior(.same) }
+
+    /// The message was not handled: it is published as unhandled and the current behavior stays.
+    /// An unhandled `terminated` or `childFailed` lifecycle event fails the actor (a death
+    /// pact, as in Akka).
+    public static var unhandled: Behavior { Behavior(.unhandled) }
+
+    /// Stop the actor: its children stop first, then its post-stop handler runs, then watchers
+    /// receive `terminated`. Messages still queued become dead letters.
+    public static var stopped: Behavior { Behavior(.stopped(postStop: nil)) }
+
+    /// Stop the actor, running `postStop` after its children have stopped and before watchers
+    /// are told.
+    public static func stopped(postStop: @escaping () -> Void) -> Behavior {
+        Behavior(.stopped(postStop: postStop))
+    }
+
+    /// Treat every message as unhandled.
+    public static var empty: Behavior { Behavior(.empty) }
+
+    /// Accept and ignore every message.
+    public static var ignore: Behavior { Behavior(.ignore) }
+
+    /// Run `factory` when the actor starts (on the actor's scheduler, before any message), and
+    /// use the behavior it returns. A throw is a failure of the actor's start.
+    public static func setup(_ factory: @escaping (ActorContext<Message>) throws -> Behavior<Message>) -> Behavior {
+        Behavior(.setup(factory))
+    }
+
+    /// Handle each message with `handler`, which also receives the actor's context.
+    public static func receive(_ handler: @escaping (ActorContext<Message>, Message) throws -> Behavior<Message>) -> Behavior {
+        Behavior(.receive(handler, lifecycle: nil))
+    }
+
+    /// Handle each message with `handler`.
+    public static func receiveMessage(_ handler: @escaping (Message) throws -> Behavior<Message>) -> Behavior {
+        Behavior(.receive({ _, message in try handler(message) }, lifecycle: nil))
+    }
+
+    /// Handle only lifecycle events; every message is unhandled.
+    public static func receiveLifecycle(_ handler: @escaping (ActorContext<Message>, LifecycleEvent) throws -> Behavior<Message>) -> Behavior {
+        Behavior(.receive({ _, _ in .unhandled }, lifecycle: handler))
+    }
+
+    /// Use an object for the actor's state and handlers: `factory` runs when the actor starts.
+    ///
+    /// ```swift
+    /// system.spawn(.object { context in Counter(context: context) }, name: "counter")
+    /// ```
+    public static func object(_ factory: @escaping (ActorContext<Message>) throws -> AbstractBehavior<Message>) -> Behavior {
+        Behavior(.setup { context in Behavior(.object(try factory(context))) })
+    }
+
+    /// This behavior, with `handler` for lifecycle events (`postStop`, `terminated`,
+    /// `childFailed`, `preRestart`). Return `.same` when handled, `.unhandled` otherwise.
+    ///
+    /// - Precondition: `self` was made with `receive`, `receiveMessage` or `receiveLifecycle`.
+    public func receiveLifecycle(_ handler: @escaping (ActorContext<Message>, LifecycleEvent) throws -> Behavior<Message>) -> Behavior {
+        guard case let .receive(receive, _) = kind else {
+            preconditionFailure("receiveLifecycle(_:) applies to a receive behavior, not \(self)")
+        }
+        return Behavior(.receive(receive, lifecycle: handler))
+    }
+}
+
+extension Behavior: CustomStringConvertible {
+    public var description: String {
+        switch kind {
+        case .same: return "Behavior.same"
+        case .unhandled: return "Behavior.unhandled"
+        case .stopped: return "Behavior.stopped"
+        case .empty: return "Behavior.empty"
+        case .ignore: return "Behavior.ignore"
+        case .setup: return "Behavior.setup"
+        case .receive: return "Behavior.receive"
+        case let .object(object): return "Behavior.object(\(type(of: object)))"
+        }
+    }
+}
+
+/// A base class for actors whose state is best kept in an object: override `receive(_:)`
+/// (and, if needed, `receiveLifecycle(_:)`), and spawn with `Behavior.object`.
+///
+/// ```swift
+/// final class Counter: AbstractBehavior<CounterMessage> {
+///     private var count = 0
+///     override func receive(_ message: CounterMessage) throws -> Behavior<CounterMessage> {
+///         switch message {
+///         case .increment: count += 1
+///         case let .get(replyTo): replyTo.tell(count)
+///         }
+///         return .same
+///     }
+/// }
+/// ```
+///
+/// Thread-safety: the object is used only by its actor, one message at a time; it needs no lock
+/// and must not be shared with other threads.
+open class AbstractBehavior<Message: Sendable> {
+    /// The context of the actor this object belongs to.
+    public let context: ActorContext<Message>
+
+    /// Creates the object for the actor whose context is `context`.
+    public init(context: ActorContext<Message>) {
+        self.context = context
+    }
+
+    /// Handles one message and returns the behavior for the next (`.same` to keep this object).
+    open func receive(_ message: Message) throws -> Behavior<Message> {
+        .unhandled
+    }
+
+    /// Handles a lifecycle event; the default leaves it unhandled.
+    open func receiveLifecycle(_ event: LifecycleEvent) throws -> Behavior<Message> {
+        .unhandled
+    }
+}
+
+/// Something that happened to an actor or to an actor it watches, delivered to the behavior's
+/// lifecycle handler. These travel as *system messages*: they are handled before queued user
+/// messages and are never dropped.
+public enum LifecycleEvent: Sendable {
+    /// The actor has stopped and its children have stopped; runs once, last.
+    case postStop
+    /// The actor is about to be restarted by its supervisor.
+    case preRestart
+    /// A watched actor has terminated. Delivered exactly once per watch.
+    case terminated(AnyActorRef)
+    /// A watched child failed and terminated; delivered instead of `terminated`.
+    case childFailed(AnyActorRef, error: any Error)
+}

@@ -1,0 +1,130 @@
+/// Identifies a timer of an actor: starting a timer with a key already in use replaces it.
+public struct TimerKey: Hashable, CustomStringConvertible {
+    let value: AnyHashable
+    private let text: String
+
+    /// A key made of any hashable, sendable value (a string, an enum case, …).
+    public init<Key: Hashable & Sendable>(_ key: Key) {
+        value = AnyHashable(key)
+        text = "\(key)"
+    }
+
+    public var description: String { text }
+
+    public static func == (lhs: TimerKey, rhs: TimerKey) -> Bool { lhs.value == rhs.value }
+    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
+
+extension TimerKey: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+}
+
+// `AnyHashable` wraps only `Sendable` keys (enforced by the initialiser); `text` is a String.
+extension TimerKey: @unchecked Sendable {}
+
+/// An actor's timers: messages the actor sends itself after a delay, once or repeatedly.
+///
+/// Timers run on the actor's `DateScheduler` (virtual time on a `TestScheduler`). Each timer has
+/// a key; starting a timer with a key in use cancels the old one, and a message of a cancelled
+/// timer that is already in the mailbox is discarded, never delivered. All timers are cancelled
+/// when the actor stops.
+///
+/// ```
+///  fixed delay:  |--delay--|msg handled|--delay--|msg handled|--delay--| ...
+///  fixed rate:   |--interval--|--interval--|--interval--|   (ticks regardless of handling)
+/// ```
+///
+/// Thread-safety: use only inside the owning actor's handlers.
+public final class TimerScheduler<Message: Sendable> {
+    private enum Mode {
+        case single
+        case fixedDelay(Duration)
+        case fixedRate
+    }
+
+    private struct Timer {
+        let generation: UInt64
+        let mode: Mode
+        let message: Message
+        var cancellation: (any Disposable)?
+    }
+
+    private unowned let cell: ActorCell<Message>
+    private var timers: [TimerKey: Timer] = [:]
+    private var generation: UInt64 = 0
+
+    init(cell: ActorCell<Message>) {
+        self.cell = cell
+    }
+
+    /// Sends `message` to the actor once, after `delay`.
+    public func startSingleTimer(key: TimerKey, message: Message, delay: Duration) {
+        start(key: key, message: message, mode: .single, firstDelay: delay)
+    }
+
+    /// Sends `message` after `delay`, and again `delay` after each time it is handled.
+    public func startTimerWithFixedDelay(key: TimerKey, message: Message, delay: Duration) {
+        start(key: key, message: message, mode: .fixedDelay(delay), firstDelay: delay)
+    }
+
+    /// Sends `message` every `interval`, whether or not the previous one was handled yet.
+    public func startTimerAtFixedRate(key: TimerKey, message: Message, interval: Duration) {
+        precondition(interval > .zero, "a fixed-rate timer needs a positive interval, not \(interval)")
+        cancel(key: key)
+        generation += 1
+        let generation = self.generation
+        let cell = self.cell
+        let cancellation = cell.dateScheduler.schedule(after: interval, interval: interval) {
+            cell.tellTimer(key: key, generation: generation, message: message)
+        }
+        timers[key] = Timer(generation: generation, mode: .fixedRate, message: message, cancellation: cancellation)
+    }
+
+    /// Whether a timer with `key` is active.
+    public func isTimerActive(key: TimerKey) -> Bool {
+        timers[key] != nil
+    }
+
+    /// Cancels the timer with `key`, if any; its message will not be delivered.
+    public func cancel(key: TimerKey) {
+        timers.removeValue(forKey: key)?.cancellation?.dispose()
+    }
+
+    /// Cancels every timer.
+    public func cancelAll() {
+        for timer in timers.values { timer.cancellation?.dispose() }
+        timers = [:]
+    }
+
+    private func start(key: TimerKey, message: Message, mode: Mode, firstDelay: Duration) {
+        cancel(key: key)
+        generation += 1
+        timers[key] = Timer(generation: generation, mode: mode, message: message, cancellation: nil)
+        arm(key: key, generation: generation, message: message, delay: firstDelay)
+    }
+
+    private func arm(key: TimerKey, generation: UInt64, message: Message, delay: Duration) {
+        let cell = self.cell
+        let cancellation = cell.dateScheduler.schedule(after: delay) {
+            cell.tellTimer(key: key, generation: generation, message: message)
+        }
+        timers[key]?.cancellation = cancellation
+    }
+
+    /// Called by the run loop for a timer message: whether to deliver it (its timer is still
+    /// the current one), re-arming fixed-delay timers and retiring single ones.
+    func shouldDeliver(key: TimerKey, generation: UInt64) -> Bool {
+        guard let timer = timers[key], timer.generation == generation else { return false }
+        switch timer.mode {
+        case .single:
+            timers[key] = nil
+        case let .fixedDelay(delay):
+            arm(key: key, generation: generation, message: timer.message, delay: delay)
+        case .fixedRate:
+            break
+        }
+        return true
+    }
+}
