@@ -489,6 +489,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 return
             }
             let isChild = context.children[ref.address.name] === ref
+            if isChild {
+                // The child is gone; its `childTerminated` will find nothing left to remove.
+                context.removeChild(named: ref.address.name)
+            }
             let event: LifecycleEvent = if let failure, isChild {
                 .childFailed(AnyActorRef(ref), error: failure)
             } else {

@@ -53,7 +53,7 @@ public final class ActorContext<Message: Sendable> {
     /// Spawns a child actor named `name`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` or `.duplicateName` (naming the
-    ///   problem and the parent), or `.shuttingDown`.
+    ///   problem and the parent).
     @inlinable
     @discardableResult
     public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
@@ -82,7 +82,8 @@ public final class ActorContext<Message: Sendable> {
         guard children[name] == nil else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
-        guard !system.isShuttingDown else { throw ActorSystemError.shuttingDown(system.name) }
+        // No shutdown check here: a child spawned while the system shuts down is stopped with
+        // its parent, children first, like every other child.
         let child = ActorCell(
             system: system, address: address.child(name, incarnation: system.nextIncarnation()),
             parent: cell, behavior: behavior, props: props, runLoop: runLoop)
