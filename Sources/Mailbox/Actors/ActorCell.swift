@@ -416,6 +416,11 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
     }
 
+    /// Installs `behavior` before stashed messages are replayed to it.
+    func becomeFromUnstash(_ behavior: Behavior<Message>) throws {
+        try become(behavior, unhandled: nil)
+    }
+
     /// Runs `setup` behaviors until a behavior that handles messages (or `stopped`) is reached.
     private func canonicalize(_ behavior: Behavior<Message>) throws -> Behavior<Message> {
         var current = behavior

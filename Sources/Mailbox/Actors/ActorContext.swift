@@ -166,9 +166,20 @@ public final class ActorContext<Message: Sendable> {
     /// The number of stashed messages.
     public var stashSize: Int { stashed.count }
 
-    /// Handles every stashed message now, in the order stashed, with the current behavior
-    /// (each may switch behavior for the next, or stash again).
-    public func unstashAll() {
+    /// Switches to `behavior` and hands it every stashed message, in the order stashed (each
+    /// may switch behavior for the next, stash again, or stop the actor; messages after a stop
+    /// become dead letters). Return the result from the handler:
+    ///
+    /// ```swift
+    /// case .open: return context.unstashAll(open())
+    /// ```
+    public func unstashAll(_ behavior: Behavior<Message>) -> Behavior<Message> {
+        do {
+            try cell.becomeFromUnstash(behavior)
+        } catch {
+            cell.fail(error)
+            return .same
+        }
         let messages = stashed
         stashed = []
         for message in messages {
@@ -178,6 +189,7 @@ public final class ActorContext<Message: Sendable> {
             }
             cell.handle(message)
         }
+        return .same
     }
 
     // MARK: Adapters and async work

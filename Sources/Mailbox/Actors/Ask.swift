@@ -133,10 +133,10 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, @unchecked Senda
         if let early { handler(early) }
     }
 
-    /// Starts the time-out on `scheduler`'s clock.
+    /// Starts the time-out on `scheduler`'s clock. The timer keeps the promise alive until the
+    /// deadline, so an ask whose question was dropped or ignored still times out.
     func start(timeoutOn scheduler: any DateScheduler) {
-        let timer = scheduler.schedule(after: timeout) { [weak self] in
-            guard let self else { return }
+        let timer = scheduler.schedule(after: timeout) { [self] in
             fail(error(.timedOut))
         }
         let cancelNow: Bool = state.withLockedValue { state in

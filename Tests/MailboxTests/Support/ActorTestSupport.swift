@@ -63,3 +63,10 @@ func recording<Message: Sendable>(_ recorder: Recorder<Message>) -> Behavior<Mes
         return .same
     }
 }
+
+extension TestScheduler {
+    /// Runs everything due now, without moving the clock.
+    func runDue() {
+        advance(by: .nanoseconds(0))
+    }
+}
