@@ -619,8 +619,13 @@ final class RoomWaiters: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 state.withLockedValue { $0.waiters.append(Waiter(id: id, continuation: continuation)) }
                 count.wrappingAdd(1, ordering: .releasing)
-                // Room may have been freed between the failed reservation and registering.
-                if hasRoom() { resume(id: id, with: .success(())) }
+                // Room may have been freed between the failed reservation and registering, and
+                // a cancellation that came before registering found nothing to resume.
+                if hasRoom() {
+                    resume(id: id, with: .success(()))
+                } else if Task.isCancelled {
+                    resume(id: id, with: .failure(CancellationError()))
+                }
             }
         } onCancel: {
             resume(id: id, with: .failure(CancellationError()))
