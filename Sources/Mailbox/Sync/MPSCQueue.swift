@@ -34,52 +34,78 @@ import Synchronization
 /// (a caller that hands the consumer role between threads must do so with a happens-before
 /// edge, as the actor run loop's status word does).
 public final class MPSCQueue<Element> {
+    /// A node is one raw allocation: the atomic `next` link at offset 0, the element (an
+    /// `Element?`, `nil` in the stub) after it. The two fields are reached through their own
+    /// typed pointers, never as one struct, so the consumer taking an element never "modifies"
+    /// the memory of the link that a producer may be storing to at the same time.
     @usableFromInline
-    struct Node: ~Copyable {
-        @usableFromInline
-        let next: Atomic<UnsafeMutablePointer<Node>?>
-        @usableFromInline
-        var element: Element?
+    typealias Link = Atomic<UnsafeMutableRawPointer?>
 
-        @inlinable
-        init(_ element: consuming Element?) {
-            self.next = Atomic(nil)
-            self.element = element
-        }
+    @usableFromInline
+    static var elementOffset: Int {
+        let linkSize = MemoryLayout<Link>.size
+        let alignment = MemoryLayout<Element?>.alignment
+        return (linkSize + alignment - 1) / alignment * alignment
+    }
+
+    @usableFromInline
+    static var nodeAlignment: Int { max(MemoryLayout<Link>.alignment, MemoryLayout<Element?>.alignment) }
+
+    @inlinable
+    static func link(_ node: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Link> {
+        node.assumingMemoryBound(to: Link.self)
+    }
+
+    @inlinable
+    static func element(_ node: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Element?> {
+        (node + elementOffset).assumingMemoryBound(to: Element?.self)
+    }
+
+    @inlinable
+    static func makeNode(_ element: consuming Element?) -> UnsafeMutableRawPointer {
+        let node = UnsafeMutableRawPointer.allocate(
+            byteCount: elementOffset + MemoryLayout<Element?>.size, alignment: nodeAlignment)
+        node.bindMemory(to: Link.self, capacity: 1).initialize(to: Link(nil))
+        (node + elementOffset).bindMemory(to: Element?.self, capacity: 1).initialize(to: element)
+        return node
+    }
+
+    @inlinable
+    static func freeNode(_ node: UnsafeMutableRawPointer) {
+        element(node).deinitialize(count: 1)
+        link(node).deinitialize(count: 1)
+        node.deallocate()
     }
 
     /// The most recently enqueued node. Written only by producers' atomic exchange.
     @usableFromInline
-    let tail: Atomic<UnsafeMutablePointer<Node>>
+    let tail: Atomic<UnsafeMutableRawPointer>
 
     /// The node before the oldest element (the stub). Read and written only by the consumer.
     @usableFromInline
-    var head: UnsafeMutablePointer<Node>
+    var head: UnsafeMutableRawPointer
 
     /// Creates an empty queue.
     public init() {
-        let stub = UnsafeMutablePointer<Node>.allocate(capacity: 1)
-        stub.initialize(to: Node(nil))
+        let stub = Self.makeNode(nil)
         head = stub
         tail = Atomic(stub)
     }
 
     deinit {
-        var node: UnsafeMutablePointer<Node>? = head
+        var node: UnsafeMutableRawPointer? = head
         while let current = node {
-            node = current.pointee.next.load(ordering: .relaxed)
-            current.deinitialize(count: 1)
-            current.deallocate()
+            node = Self.link(current).pointee.load(ordering: .relaxed)
+            Self.freeNode(current)
         }
     }
 
     /// Appends `element`. Lock-free and wait-free for producers; safe from any thread.
     @inlinable
     public func enqueue(_ element: consuming Element) {
-        let node = UnsafeMutablePointer<Node>.allocate(capacity: 1)
-        node.initialize(to: Node(element))
+        let node = Self.makeNode(element)
         let previous = tail.exchange(node, ordering: .acquiringAndReleasing)
-        previous.pointee.next.store(node, ordering: .releasing)
+        Self.link(previous).pointee.store(node, ordering: .releasing)
     }
 
     /// Removes and returns the oldest element, or `nil` when the queue is empty.
@@ -91,11 +117,10 @@ public final class MPSCQueue<Element> {
         var spins = 0
         while true {
             let current = head
-            if let next = current.pointee.next.load(ordering: .acquiring) {
-                let element = next.pointee.element.take()
+            if let next = Self.link(current).pointee.load(ordering: .acquiring) {
+                let element = Self.element(next).pointee.take()
                 head = next
-                current.deinitialize(count: 1)
-                current.deallocate()
+                Self.freeNode(current)
                 return element
             }
             if tail.load(ordering: .acquiring) == current {
@@ -109,7 +134,7 @@ public final class MPSCQueue<Element> {
     /// Whether the queue holds no element and no enqueue is in progress. Consumer only.
     @inlinable
     public var isEmpty: Bool {
-        head.pointee.next.load(ordering: .acquiring) == nil && tail.load(ordering: .acquiring) == head
+        Self.link(head).pointee.load(ordering: .acquiring) == nil && tail.load(ordering: .acquiring) == head
     }
 }
 
