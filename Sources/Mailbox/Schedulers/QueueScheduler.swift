@@ -86,9 +86,16 @@ public final class QueueScheduler: DateScheduler {
 }
 
 extension DispatchWallTime {
-    /// `date` as a Dispatch wall-clock deadline.
+    /// `date` as a Dispatch wall-clock deadline; a date not in the future is "now".
+    ///
+    /// Dispatch reads a wall time at or before the Unix epoch (such as `Date.distantPast`) as
+    /// `DISPATCH_TIME_FOREVER`, so such a deadline would never fire: past dates are clamped.
     init(_ date: Date) {
         let seconds = date.timeIntervalSince1970
+        guard seconds > Date().timeIntervalSince1970 else {
+            self = .now()
+            return
+        }
         let whole = seconds.rounded(.down)
         self.init(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
     }
