@@ -1,5 +1,10 @@
 import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The upper bound for waiting on real-time schedulers. Generous, because the machine may be
 /// shared and ThreadSanitizer slows everything down; a correct run waits far less.
@@ -25,5 +30,58 @@ extension DispatchGroup {
     /// Waits for the group to empty, up to `realTimeTimeout`; `false` if it did not in time.
     func waitBounded(_ timeout: DispatchTimeInterval = realTimeTimeout) -> Bool {
         wait(timeout: .now() + timeout) == .success
+    }
+}
+
+/// Polls `condition` (yielding the processor between polls) until it holds, up to
+/// `realTimeTimeout`; `false` if it never did. For state that offers no notification, such as
+/// an `OperationQueue`'s operation count.
+func spinUntil(_ timeout: DispatchTimeInterval = realTimeTimeout, _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + timeout
+    while !condition() {
+        if DispatchTime.now() >= deadline { return false }
+        sched_yield()
+    }
+    return true
+}
+
+/// Counts how many of the actions it brackets run at the same time, and the most that ever did.
+final class ConcurrencyProbe: Sendable {
+    private let state = Locked((running: 0, maximum: 0))
+
+    /// The largest number of bracketed actions seen running at once.
+    var maximum: Int { state.snapshot.maximum }
+
+    /// Runs `body`, counted as running meanwhile.
+    func run<T>(_ body: () throws -> T) rethrows -> T {
+        state.withLock { state in
+            state.running += 1
+            state.maximum = max(state.maximum, state.running)
+        }
+        defer { state.withLock { $0.running -= 1 } }
+        return try body()
+    }
+}
+
+/// A gate that holds a real-time scheduler busy so that later actions stay queued: schedule
+/// `hold` first, wait for `waitUntilHeld()`, then `open()`.
+final class Gate: Sendable {
+    private let entered = DispatchSemaphore(value: 0)
+    private let opened = DispatchSemaphore(value: 0)
+
+    /// The action that occupies the scheduler until `open()` (or the time-out).
+    func hold() {
+        entered.signal()
+        _ = opened.waitBounded()
+    }
+
+    /// Waits until `hold()` is running; `false` if it did not start in time.
+    func waitUntilHeld(count: Int = 1) -> Bool {
+        entered.waitBounded(count: count)
+    }
+
+    /// Lets every `hold()` return.
+    func open(count: Int = 1) {
+        for _ in 0..<count { opened.signal() }
     }
 }
