@@ -53,6 +53,7 @@ final class ConcurrencyProbe: Sendable {
     var maximum: Int { state.snapshot.maximum }
 
     /// Runs `body`, counted as running meanwhile.
+    @discardableResult
     func run<T>(_ body: () throws -> T) rethrows -> T {
         state.withLock { state in
             state.running += 1
