@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Testing
 @testable import Mailbox
 
@@ -31,6 +32,27 @@ struct AnyDisposableTests {
             }
             #expect(runs.snapshot == 1)
         }
+    }
+
+    @Test func twoThreadsDisposingInLockstep_runTheActionExactlyOnceEachTime() {
+        let rounds = 50_000
+        let runs = (0..<rounds).map { _ in Locked(0) }
+        let disposables = runs.map { counter in AnyDisposable { counter.increment() } }
+        let barrier = SpinBarrier(parties: 2)
+        let finished = DispatchGroup()
+        for _ in 0..<2 {
+            finished.enter()
+            Thread {
+                for (round, disposable) in disposables.enumerated() {
+                    barrier.arriveAndWait(round: round)
+                    disposable.dispose()
+                }
+                finished.leave()
+            }.start()
+        }
+        #expect(finished.waitBounded())
+        let twice = runs.filter { $0.snapshot != 1 }.count
+        #expect(twice == 0, "\(twice) of \(rounds) actions did not run exactly once")
     }
 
     @Test func isDisposed_isTrueOnceAnyDisposeHasReturned() {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -84,5 +85,27 @@ final class Gate: Sendable {
     /// Lets every `hold()` return.
     func open(count: Int = 1) {
         for _ in 0..<count { opened.signal() }
+    }
+}
+
+/// Releases a fixed number of threads at (nearly) the same instant, round after round, so that
+/// races with a window of a few instructions are actually hit.
+final class SpinBarrier: Sendable {
+    private let parties: Int
+    private let arrived = Atomic<Int>(0)
+
+    init(parties: Int) {
+        self.parties = parties
+    }
+
+    /// Waits, spinning, until every party has arrived for round `round` (0, 1, 2, …).
+    func arriveAndWait(round: Int) {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        let target = parties * (round + 1)
+        var spins = 0
+        while arrived.load(ordering: .acquiring) < target {
+            spins += 1
+            if spins > 1_000 { sched_yield() }
+        }
     }
 }
