@@ -164,6 +164,44 @@ struct TestSchedulerTests {
         #expect(scheduler.elapsed == .seconds(10) + .nanoseconds(1))
     }
 
+    /// Regression: with a start date far from the reference date, converting a date to whole
+    /// nanoseconds and back could land one `Double` step *before* the date, so an action saw a
+    /// `currentDate` earlier than the date it was scheduled at.
+    @Test func currentDateInsideAnAction_isNeverBeforeTheScheduledDateWhateverTheStartDate() {
+        let seed = testSeed()
+        var random = SplitMix64(seed: seed)
+        var early: [String] = []
+        for _ in 0..<200 {
+            let start = Date(timeIntervalSinceReferenceDate: Double.random(in: -1e9...2e9, using: &random))
+            let scheduler = TestScheduler(startDate: start)
+            let seen = Locked([(requested: Date, current: Date)]())
+            for _ in 0..<20 {
+                let requested = start.addingTimeInterval(Double.random(in: 0...100_000, using: &random))
+                scheduler.schedule(after: requested) { seen.append((requested, scheduler.currentDate)) }
+            }
+            let target = start.addingTimeInterval(Double.random(in: 0...200_000, using: &random))
+            scheduler.advance(to: target)
+            if scheduler.currentDate < target {
+                early.append("advance(to: \(target.timeIntervalSinceReferenceDate)) left the clock at \(scheduler.currentDate.timeIntervalSinceReferenceDate)")
+            }
+            for entry in seen.snapshot where entry.current < entry.requested {
+                early.append("ran at \(entry.current.timeIntervalSinceReferenceDate) for \(entry.requested.timeIntervalSinceReferenceDate)")
+            }
+        }
+        #expect(early.isEmpty, "seed \(seed): \(early.prefix(5))")
+    }
+
+    @Test func advanceToADate_thenSchedulingAtThatDate_runsAtOnceOnTheNextAdvance() {
+        let start = Date(timeIntervalSinceReferenceDate: 812_345_678.123_456_7)
+        let scheduler = TestScheduler(startDate: start)
+        let date = start.addingTimeInterval(0.3)
+        scheduler.advance(to: date)
+        let ran = Locked(false)
+        scheduler.schedule(after: date) { ran.withLock { $0 = true } }
+        scheduler.advance(by: .nanoseconds(0))
+        #expect(ran.snapshot)
+    }
+
     // MARK: - Cancellation
 
     @Test func disposedAction_neverRuns() {
