@@ -8,6 +8,7 @@ import Testing
 // fails if a snippet changes without its test.
 
 /// A thread-safe list of lines, for the examples.
+// Sendable by hand: `lines` is only touched while holding `lock` (an NSLock).
 final class Recorder: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []   // protected by `lock`

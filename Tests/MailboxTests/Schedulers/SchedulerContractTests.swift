@@ -161,11 +161,16 @@ extension RealTimeSchedulers {
         func timedActions_runOnceAndNeverBeforeTheirDateOnTheSchedulersClock(kind: DateSchedulerKind) {
             let (scheduler, letTimePass) = kind.make()
             let results = Locked([(requested: Date, ran: Date)]())
+            let ran = DispatchSemaphore(value: 0)
             for milliseconds in [0, 3, 10, 25] {
                 let requested = scheduler.currentDate.addingTimeInterval(Double(milliseconds) / 1_000)
-                scheduler.schedule(after: requested) { results.append((requested, scheduler.currentDate)) }
+                scheduler.schedule(after: requested) {
+                    results.append((requested, scheduler.currentDate))
+                    ran.signal()
+                }
             }
             letTimePass(0.1)
+            #expect(ran.waitBounded(count: 4))
             #expect(results.snapshot.count == 4)
             for result in results.snapshot {
                 #expect(result.ran >= result.requested)
@@ -186,11 +191,12 @@ extension RealTimeSchedulers {
         func repeatingAction_runsRepeatedlyUntilDisposed(kind: DateSchedulerKind) {
             let (scheduler, letTimePass) = kind.make()
             let runs = Locked(0)
+            let third = DispatchSemaphore(value: 0)
             let disposable = scheduler.schedule(after: scheduler.currentDate, interval: .milliseconds(10), leeway: .milliseconds(1)) {
-                runs.increment()
+                if runs.increment() == 3 { third.signal() }
             }
             letTimePass(0.1)
-            #expect(runs.snapshot >= 2)
+            #expect(third.waitBounded(), "fewer than three runs")
             disposable?.dispose()
             letTimePass(0.02)
             let afterDisposal = runs.snapshot
