@@ -12,8 +12,9 @@ import Foundation
 ///
 /// Thread-safety: schedule from any thread. `currentDate` is the wall clock.
 ///
-/// What keeps what alive: each scheduled action is retained by the queue until it runs or is
-/// cancelled; a repeating timer is retained until its disposable is disposed.
+/// What keeps what alive: each scheduled action is retained until it runs or is cancelled (a
+/// cancelled timed action is released at once, not at its date); a repeating timer is retained
+/// until its disposable is disposed.
 public final class QueueScheduler: DateScheduler {
     /// The serial queue actions run on.
     public let queue: DispatchQueue
@@ -56,9 +57,9 @@ public final class QueueScheduler: DateScheduler {
 
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
-        let disposable = AnyDisposable()
-        queue.asyncNotEarly(at: date, unless: disposable, action)
-        return disposable
+        let pending = PendingAction(action)
+        queue.asyncNotEarly(at: date, pending)
+        return pending
     }
 
     @discardableResult
@@ -102,15 +103,15 @@ extension DispatchWallTime {
 }
 
 extension DispatchQueue {
-    /// Runs `action` on this queue at or after `date` (never before: an early wake-up waits
-    /// again for the remainder), unless `cancellation` has been disposed by then.
-    func asyncNotEarly(at date: Date, unless cancellation: AnyDisposable, _ action: @escaping @Sendable () -> Void) {
+    /// Runs `pending`'s action on this queue at or after `date` (never before: an early
+    /// wake-up waits again for the remainder), unless `pending` has been disposed by then.
+    func asyncNotEarly(at date: Date, _ pending: PendingAction) {
         asyncAfter(wallDeadline: DispatchWallTime(date)) {
-            guard !cancellation.isDisposed else { return }
+            guard !pending.isDisposed else { return }
             if Date() < date {
-                self.asyncNotEarly(at: date, unless: cancellation, action)
+                self.asyncNotEarly(at: date, pending)
             } else {
-                action()
+                pending.take()?()
             }
         }
     }
