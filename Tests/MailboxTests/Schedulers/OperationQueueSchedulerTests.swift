@@ -104,6 +104,19 @@ extension RealTimeSchedulers {
             #expect(ran.snapshot == false)
         }
 
+        @Test func disposingATimedAction_releasesTheActionAtOnce() {
+            let tracker = LifetimeTracker()
+            let disposable = Self.scheduleCapturing(tracker.instance(), on: scheduler, after: Date().addingTimeInterval(3_600))
+            #expect(tracker.liveCount == 1)
+            disposable?.dispose()
+            #expect(tracker.liveCount == 0, "a cancelled timed action stays alive until its date")
+        }
+
+        /// Schedules an action that keeps `tracked` alive until it is released.
+        static func scheduleCapturing(_ tracked: Tracked, on scheduler: OperationQueueScheduler, after date: Date) -> (any Disposable)? {
+            scheduler.schedule(after: date) { _ = tracked }
+        }
+
         @Test func disposingATimedActionQueuedButNotStarted_cancelsItsOperation() {
             // Suspend the queue so the due action's operation waits there, then cancel it.
             let queue = OperationQueue()

@@ -130,6 +130,26 @@ extension RealTimeSchedulers {
             #expect(ran.snapshot == false)
         }
 
+        @Test func disposingATimedAction_releasesTheActionAtOnce() {
+            let tracker = LifetimeTracker()
+            let disposable = Self.scheduleCapturing(tracker.instance(), on: scheduler, after: Date().addingTimeInterval(3_600))
+            #expect(tracker.liveCount == 1)
+            disposable?.dispose()
+            #expect(tracker.liveCount == 0, "a cancelled timed action stays alive until its date")
+        }
+
+        @Test func timedActionThatRan_isReleasedEvenWhileItsDisposableIsKept() {
+            let tracker = LifetimeTracker()
+            let disposable = Self.scheduleCapturing(tracker.instance(), on: scheduler, after: Date())
+            #expect(spinUntil { tracker.liveCount == 0 })
+            withExtendedLifetime(disposable) {}
+        }
+
+        /// Schedules an action that keeps `tracked` alive until it is released.
+        static func scheduleCapturing(_ tracked: Tracked, on scheduler: QueueScheduler, after date: Date) -> (any Disposable)? {
+            scheduler.schedule(after: date) { _ = tracked }
+        }
+
         @Test func repeatingAction_firstRunNeverEarlyAndStopsWhenDisposedFromInside() {
             let runs = Locked([Date]())
             let handle = Locked<(any Disposable)?>(nil)
