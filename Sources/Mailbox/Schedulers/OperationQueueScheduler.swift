@@ -12,8 +12,9 @@ import Foundation
 ///   one may finish before an earlier one. Do not use such a scheduler for an actor or a
 ///   signal that relies on serial delivery.
 /// - Timed actions wait on a private dispatch queue and are added to the operation queue when
-///   due, never before their date. Repeating actions add one operation per tick; with a width
-///   above 1, a slow run may overlap the next.
+///   due, never before their date; cancelling one releases it at once, not at its date.
+///   Repeating actions add one operation per tick; with a width above 1, a slow run may overlap
+///   the next.
 ///
 /// Thread-safety: schedule from any thread. `currentDate` is the wall clock.
 public final class OperationQueueScheduler: DateScheduler {
@@ -60,13 +61,16 @@ public final class OperationQueueScheduler: DateScheduler {
 
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
-        let disposable = AnyDisposable()
-        let serial = SerialDisposable(disposable)
-        timerQueue.asyncNotEarly(at: date, unless: disposable) { [queue] in
+        // Until due, `serial` holds the pending action (released at once if cancelled); once due,
+        // the operation, so that disposing cancels whichever stage the action is in.
+        let serial = SerialDisposable()
+        let pending = PendingAction { [queue] in
             let operation = BlockOperation(block: action)
             serial.inner = OperationDisposable(operation)
             queue.addOperation(operation)
         }
+        serial.inner = pending
+        timerQueue.asyncNotEarly(at: date, pending)
         return serial
     }
 

@@ -12,8 +12,9 @@ import Foundation
 ///
 /// Thread-safety: schedule from any thread. `currentDate` is the wall clock.
 ///
-/// What keeps what alive: each scheduled action is retained by the queue until it runs or is
-/// cancelled; a repeating timer is retained until its disposable is disposed.
+/// What keeps what alive: each scheduled action is retained until it runs or is cancelled (a
+/// cancelled timed action is released at once, not at its date); a repeating timer is retained
+/// until its disposable is disposed.
 public final class QueueScheduler: DateScheduler {
     /// The serial queue actions run on.
     public let queue: DispatchQueue
@@ -56,9 +57,9 @@ public final class QueueScheduler: DateScheduler {
 
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
-        let disposable = AnyDisposable()
-        queue.asyncNotEarly(at: date, unless: disposable, action)
-        return disposable
+        let pending = PendingAction(action)
+        queue.asyncNotEarly(at: date, pending)
+        return pending
     }
 
     @discardableResult
@@ -86,24 +87,31 @@ public final class QueueScheduler: DateScheduler {
 }
 
 extension DispatchWallTime {
-    /// `date` as a Dispatch wall-clock deadline.
+    /// `date` as a Dispatch wall-clock deadline; a date not in the future is "now".
+    ///
+    /// Dispatch reads a wall time at or before the Unix epoch (such as `Date.distantPast`) as
+    /// `DISPATCH_TIME_FOREVER`, so such a deadline would never fire: past dates are clamped.
     init(_ date: Date) {
         let seconds = date.timeIntervalSince1970
+        guard seconds > Date().timeIntervalSince1970 else {
+            self = .now()
+            return
+        }
         let whole = seconds.rounded(.down)
         self.init(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
     }
 }
 
 extension DispatchQueue {
-    /// Runs `action` on this queue at or after `date` (never before: an early wake-up waits
-    /// again for the remainder), unless `cancellation` has been disposed by then.
-    func asyncNotEarly(at date: Date, unless cancellation: AnyDisposable, _ action: @escaping @Sendable () -> Void) {
+    /// Runs `pending`'s action on this queue at or after `date` (never before: an early
+    /// wake-up waits again for the remainder), unless `pending` has been disposed by then.
+    func asyncNotEarly(at date: Date, _ pending: PendingAction) {
         asyncAfter(wallDeadline: DispatchWallTime(date)) {
-            guard !cancellation.isDisposed else { return }
+            guard !pending.isDisposed else { return }
             if Date() < date {
-                self.asyncNotEarly(at: date, unless: cancellation, action)
+                self.asyncNotEarly(at: date, pending)
             } else {
-                action()
+                pending.take()?()
             }
         }
     }

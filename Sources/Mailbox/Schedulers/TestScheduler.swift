@@ -15,7 +15,9 @@ import Foundation
 /// 4. A disposed (cancelled) action never runs; a repeating action stops once disposed.
 ///
 /// Virtual time is counted in whole nanoseconds from `startDate`, so durations add up exactly
-/// and runs are reproducible.
+/// and runs are reproducible. A `Date` given to `schedule(after:)` or `advance(to:)` becomes the
+/// first whole nanosecond whose `currentDate` is not before it, so an action never sees a
+/// `currentDate` earlier than the date it was scheduled at.
 ///
 /// ```
 /// let scheduler = TestScheduler()
@@ -76,7 +78,7 @@ public final class TestScheduler: DateScheduler {
 
     /// The current virtual time.
     public var currentDate: Date {
-        startDate.addingTimeInterval(Double(state.withLockedValue { $0.now }) / 1e9)
+        date(atNanoseconds: state.withLockedValue { $0.now })
     }
 
     /// Virtual time elapsed since `startDate`.
@@ -193,8 +195,28 @@ public final class TestScheduler: DateScheduler {
         }
     }
 
+    /// The earliest virtual instant, in nanoseconds since `startDate`, whose `currentDate` is
+    /// not before `date`.
+    ///
+    /// Plain rounding is not enough: `date` may lie between two whole nanoseconds, and far from
+    /// `startDate` a `Date` cannot represent every nanosecond, so the rounded instant could read
+    /// back one step *before* `date` and an action would see a `currentDate` earlier than the
+    /// date it was scheduled at. The loops step to the first instant at or after `date` (a few
+    /// hundred steps at most for present-day dates, where a `Date` resolves about 100 ns).
     private func nanoseconds(at date: Date) -> Int64 {
-        TimeConversion.nanoseconds(date.timeIntervalSince(startDate))
+        var nanoseconds = TimeConversion.nanoseconds(date.timeIntervalSince(startDate))
+        while nanoseconds < .max, self.date(atNanoseconds: nanoseconds) < date {
+            nanoseconds += 1
+        }
+        while nanoseconds > .min, self.date(atNanoseconds: nanoseconds - 1) >= date {
+            nanoseconds -= 1
+        }
+        return nanoseconds
+    }
+
+    /// The `currentDate` at `nanoseconds` since `startDate`.
+    private func date(atNanoseconds nanoseconds: Int64) -> Date {
+        startDate.addingTimeInterval(Double(nanoseconds) / 1e9)
     }
 
     private static func adding(_ lhs: Int64, _ rhs: Int64) -> Int64 {
