@@ -34,7 +34,7 @@ struct AskAndTimerTests {
     }
 
     @Test func askTimeout_onVirtualTime_namesTargetTypeAndTimeout_lateReplyIsDeadLetter() async throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
         let stash = LockedValueBox<ActorRef<Int>?>(nil)
         let silent = try system.spawn(Behavior<CounterMessage>.receiveMessage { message in
@@ -79,7 +79,7 @@ struct AskAndTimerTests {
 
     @Test func contextAsk_deliversReplyOrTimeoutAsAMessage() throws {
         let (system, scheduler) = makeTestSystem()
-        let outcomes = Recorder<String>()
+        let outcomes = Inbox<String>()
         let counter = try system.spawn(counter(), name: "counter")
         let silent = try system.spawn(Behavior<CounterMessage>.ignore, name: "silent")
         let asker = try system.spawn(Behavior<AskerMessage>.receive { context, message in
@@ -106,7 +106,7 @@ struct AskAndTimerTests {
         case single, tick, cancel(String), stop
     }
 
-    func timerActor(_ seen: Recorder<String>, setup: @escaping (TimerScheduler<TimerMessage>) -> Void) -> Behavior<TimerMessage> {
+    func timerActor(_ seen: Inbox<String>, setup: @escaping (TimerScheduler<TimerMessage>) -> Void) -> Behavior<TimerMessage> {
         .setup { context in
             setup(context.timers)
             return .receive { context, message in
@@ -123,7 +123,7 @@ struct AskAndTimerTests {
 
     @Test func singleTimer_firesOnceAfterTheDelay() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         _ = try system.spawn(timerActor(seen) { $0.startSingleTimer(key: "once", message: .single, delay: .seconds(5)) }, name: "t")
         scheduler.runDue()
         scheduler.advance(by: .seconds(4))
@@ -135,9 +135,9 @@ struct AskAndTimerTests {
 
     @Test func fixedRateAndFixedDelayTimers_onVirtualTime() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         _ = try system.spawn(timerActor(seen) { $0.startTimerAtFixedRate(key: "rate", message: .tick, interval: .seconds(2)) }, name: "rate")
-        let delayed = Recorder<String>()
+        let delayed = Inbox<String>()
         _ = try system.spawn(timerActor(delayed) { $0.startTimerWithFixedDelay(key: "delay", message: .tick, delay: .seconds(3)) }, name: "delay")
         scheduler.runDue()
         scheduler.advance(by: .seconds(10))
@@ -147,7 +147,7 @@ struct AskAndTimerTests {
 
     @Test func cancelledTimer_neverDelivers_evenIfItsMessageIsQueued() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let ref = try system.spawn(timerActor(seen) { timers in
             timers.startSingleTimer(key: "a", message: .single, delay: .seconds(1))
             timers.startTimerAtFixedRate(key: "b", message: .tick, interval: .seconds(1))
@@ -162,7 +162,7 @@ struct AskAndTimerTests {
 
     @Test func timersAreCancelledOnStop() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let ref = try system.spawn(timerActor(seen) { $0.startTimerAtFixedRate(key: "rate", message: .tick, interval: .seconds(1)) }, name: "t")
         scheduler.runDue()
         scheduler.advance(by: .seconds(2))
@@ -179,7 +179,7 @@ struct AskAndTimerTests {
 
     @Test func stashAndUnstashAll_keepOrder() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<Int>()
+        let seen = Inbox<Int>()
         func closed() -> Behavior<StashMessage> {
             .receive { context, message in
                 switch message {
@@ -206,7 +206,7 @@ struct AskAndTimerTests {
     }
 
     @Test func stashOverflow_isAFailure() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
         let ref = try system.spawn(Behavior<Int>.receive { context, message in
             try context.stash(message)
@@ -224,7 +224,7 @@ struct AskAndTimerTests {
 
     @Test func messageAdapter_convertsAndForwards() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let adapters = LockedValueBox<ActorRef<Int>?>(nil)
         _ = try system.spawn(Behavior<String>.setup { context in
             adapters.withLockedValue { $0 = context.messageAdapter { (value: Int) in "number \(value)" } }
@@ -240,7 +240,7 @@ struct AskAndTimerTests {
 
     @Test func pipeToSelf_returnsTheResultAsAMessage() throws {
         let system = ActorSystem(name: "pipe", configuration: .init(logHandler: nil))
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let ref = try system.spawn(Behavior<String>.receive { context, message in
             if message == "go" {
                 context.pipeToSelf({ 21 * 2 }, map: { result in "result \((try? result.get()) ?? -1)" })

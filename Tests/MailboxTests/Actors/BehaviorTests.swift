@@ -8,7 +8,7 @@ struct BehaviorTests {
         case get(replyTo: ActorRef<Int>)
     }
 
-    func counter(setups: Recorder<String>? = nil) -> Behavior<CounterMessage> {
+    func counter(setups: Inbox<String>? = nil) -> Behavior<CounterMessage> {
         .setup { context in
             setups?.record(context.name)
             var count = 0
@@ -24,8 +24,8 @@ struct BehaviorTests {
 
     @Test func setupRunsOnceOnStart_andStateLivesAcrossMessages() throws {
         let (system, scheduler) = makeTestSystem()
-        let setups = Recorder<String>()
-        let replies = Recorder<Int>()
+        let setups = Inbox<String>()
+        let replies = Inbox<Int>()
         let counter = try system.spawn(counter(setups: setups), name: "counter")
         let probe = try system.spawn(recording(replies), name: "probe")
         #expect(setups.values.isEmpty, "setup must not run before the scheduler runs the actor")
@@ -38,7 +38,7 @@ struct BehaviorTests {
 
     @Test func returningNewBehavior_switchesForTheNextMessage() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         func waiting() -> Behavior<String> {
             .receiveMessage { message in
                 seen.record("waiting:\(message)")
@@ -58,9 +58,9 @@ struct BehaviorTests {
     }
 
     @Test func stoppedBehavior_terminatesAndLaterMessagesAreDeadLetters() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
-        let handled = Recorder<Int>()
+        let handled = Inbox<Int>()
         let ref = try system.spawn(Behavior<Int>.receiveMessage { value in
             handled.record(value)
             return value == 2 ? .stopped : .same
@@ -79,9 +79,9 @@ struct BehaviorTests {
     }
 
     @Test func unhandledMessage_isPublishedAndBehaviorStays() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
-        let handled = Recorder<String>()
+        let handled = Inbox<String>()
         let ref = try system.spawn(Behavior<String>.receiveMessage { message in
             if message == "?" { return .unhandled }
             handled.record(message)
@@ -98,7 +98,7 @@ struct BehaviorTests {
     }
 
     @Test func ignoreAndEmpty() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
         let ignoring = try system.spawn(Behavior<Int>.ignore, name: "ignoring")
         let empty = try system.spawn(Behavior<Int>.empty, name: "empty")
@@ -125,7 +125,7 @@ struct BehaviorTests {
 
     @Test func objectBehavior_keepsStateInTheObject() throws {
         let (system, scheduler) = makeTestSystem()
-        let replies = Recorder<Int>()
+        let replies = Inbox<Int>()
         let counter = try system.spawn(.object { Counter(context: $0) }, name: "counter")
         let probe = try system.spawn(recording(replies), name: "probe")
         counter.tell(.increment)
@@ -138,9 +138,9 @@ struct BehaviorTests {
     struct Boom: Error {}
 
     @Test func throwingHandler_isAFailure_actorStopsAndFailureIsPublished() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
-        let postStops = Recorder<String>()
+        let postStops = Inbox<String>()
         let ref = try system.spawn(Behavior<Int>.receive { _, value in
             if value == 2 { throw Boom() }
             return .same
@@ -164,7 +164,7 @@ struct BehaviorTests {
     }
 
     @Test func setupThrowing_failsTheActor() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
         let ref = try system.spawn(Behavior<Int>.setup { _ in throw Boom() }, name: "bad-start")
         scheduler.advance()

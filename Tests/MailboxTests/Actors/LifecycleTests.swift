@@ -4,7 +4,7 @@ import Testing
 @Suite("Actor lifecycle: children, death watch, stopping, names, shutdown")
 struct LifecycleTests {
     /// A node that spawns `children` children named c0…, and records its post-stop.
-    func node(_ label: String, children: Int, depth: Int, postStops: Recorder<String>) -> Behavior<String> {
+    func node(_ label: String, children: Int, depth: Int, postStops: Inbox<String>) -> Behavior<String> {
         .setup { context in
             if depth > 0 {
                 for index in 0..<children {
@@ -26,7 +26,7 @@ struct LifecycleTests {
 
     @Test func stoppingAParent_stopsChildrenFirst_postOrder() throws {
         let (system, scheduler) = makeTestSystem()
-        let postStops = Recorder<String>()
+        let postStops = Inbox<String>()
         let root = try system.spawn(node("r", children: 2, depth: 2, postStops: postStops), name: "root")
         scheduler.advance()
         root.tell("stop")
@@ -44,7 +44,7 @@ struct LifecycleTests {
 
     @Test func childPathsAndNames() throws {
         let (system, scheduler) = makeTestSystem()
-        let paths = Recorder<String>()
+        let paths = Inbox<String>()
         _ = try system.spawn(Behavior<Int>.setup { context in
             let child = try context.spawn(Behavior<Int>.ignore, name: "alice")
             paths.record(child.path)
@@ -90,7 +90,7 @@ struct LifecycleTests {
         case unwatch(ActorRef<Int>)
     }
 
-    func watcher(_ seen: Recorder<String>) -> Behavior<WatcherMessage> {
+    func watcher(_ seen: Inbox<String>) -> Behavior<WatcherMessage> {
         Behavior<WatcherMessage>.receive { context, message in
             switch message {
             case let .watch(ref): context.watch(ref)
@@ -109,7 +109,7 @@ struct LifecycleTests {
 
     @Test func watcher_receivesTerminatedExactlyOnce() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let watcherRef = try system.spawn(watcher(seen), name: "watcher")
         let target = try system.spawn(Behavior<Int>.receiveMessage { _ in .stopped }, name: "target")
         watcherRef.tell(.watch(target))
@@ -123,7 +123,7 @@ struct LifecycleTests {
 
     @Test func watchingAnAlreadyTerminatedActor_deliversTerminatedAtOnce() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let target = try system.spawn(Behavior<Int>.receiveMessage { _ in .stopped }, name: "target")
         target.tell(1)
         scheduler.advance()
@@ -135,7 +135,7 @@ struct LifecycleTests {
 
     @Test func unwatch_preventsTerminated() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let watcherRef = try system.spawn(watcher(seen), name: "watcher")
         let target = try system.spawn(Behavior<Int>.receiveMessage { _ in .stopped }, name: "target")
         watcherRef.tell(.watch(target))
@@ -147,7 +147,7 @@ struct LifecycleTests {
     }
 
     @Test func unhandledTerminated_isADeathPact() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
         let target = try system.spawn(Behavior<Int>.receiveMessage { _ in .stopped }, name: "target")
         let pact = try system.spawn(Behavior<Int>.setup { context in
@@ -169,7 +169,7 @@ struct LifecycleTests {
 
     @Test func parentWatchingAFailedChild_receivesChildFailed() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let parent = try system.spawn(Behavior<Int>.setup { context in
             let child = try context.spawn(Behavior<Int>.receiveMessage { _ in throw Boom() }, name: "child")
             context.watch(child)
@@ -190,7 +190,7 @@ struct LifecycleTests {
 
     @Test func watchWithCustomMessage() throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<String>()
+        let seen = Inbox<String>()
         let target = try system.spawn(Behavior<Int>.receiveMessage { _ in .stopped }, name: "target")
         _ = try system.spawn(Behavior<String>.setup { context in
             context.watch(target, with: "target is gone")
@@ -204,7 +204,7 @@ struct LifecycleTests {
 
     @Test func contextStop_stopsAChild_andRefusesNonChildren() throws {
         let (system, scheduler) = makeTestSystem()
-        let outcomes = Recorder<String>()
+        let outcomes = Inbox<String>()
         let stranger = try system.spawn(Behavior<Int>.ignore, name: "stranger")
         let parent = try system.spawn(Behavior<Int>.setup { context in
             let child = try context.spawn(Behavior<Int>.ignore, name: "child")
@@ -227,7 +227,7 @@ struct LifecycleTests {
 
     @Test func shutdown_stopsEverything_runsPostStop_andReleasesState() async throws {
         let tracker = LifetimeTracker()
-        let postStops = Recorder<String>()
+        let postStops = Inbox<String>()
         let system = ActorSystem(name: "shutdown", configuration: .init(logHandler: nil))
         for index in 0..<20 {
             _ = try system.spawn(Behavior<Int>.setup { context in
@@ -255,7 +255,7 @@ struct LifecycleTests {
 
     @Test func shutdownOnTestScheduler_beginAdvanceAwait() async throws {
         let (system, scheduler) = makeTestSystem()
-        let postStops = Recorder<String>()
+        let postStops = Inbox<String>()
         _ = try system.spawn(Behavior<Int>.receiveLifecycle { _, event in
             if case .postStop = event { postStops.record("stopped") }
             return .same

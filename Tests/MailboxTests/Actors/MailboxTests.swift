@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Mailboxes: capacity, overflow, ordering, schedulers")
 struct MailboxTests {
-    func deadLetters(_ events: Recorder<ActorSystemEvent>) -> [String] {
+    func deadLetters(_ events: Inbox<ActorSystemEvent>) -> [String] {
         events.values.compactMap { event in
             if case let .deadLetter(letter) = event { return "\(letter.message) \(letter.reason)" }
             return nil
@@ -13,9 +13,9 @@ struct MailboxTests {
     }
 
     @Test func boundedDropNewest_refusesTheNewMessage_andPublishesIt() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
-        let seen = Recorder<Int>()
+        let seen = Inbox<Int>()
         let ref = try system.spawn(recording(seen), name: "small", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropNewest)))
         scheduler.runDue()
         #expect(ref.tell(1) == .enqueued)
@@ -38,9 +38,9 @@ struct MailboxTests {
     }
 
     @Test func boundedDropOldest_dropsTheOldestQueuedMessage() throws {
-        let events = Recorder<ActorSystemEvent>()
+        let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
-        let seen = Recorder<Int>()
+        let seen = Inbox<Int>()
         let ref = try system.spawn(recording(seen), name: "recent", props: Props(mailbox: .bounded(capacity: 3, overflow: .dropOldest)))
         scheduler.runDue()
         for value in 1...5 { #expect(ref.tell(value) == .enqueued) }
@@ -52,7 +52,7 @@ struct MailboxTests {
 
     @Test func systemMessagesAreNeverDropped_byAFullMailbox() throws {
         let (system, scheduler) = makeTestSystem()
-        let postStops = Recorder<String>()
+        let postStops = Inbox<String>()
         let ref = try system.spawn(Behavior<Int>.receiveLifecycle { _, event in
             if case .postStop = event { postStops.record("stopped") }
             return .same
@@ -66,13 +66,13 @@ struct MailboxTests {
 
     @Test func backpressureSend_suspendsUntilThereIsRoom() async throws {
         let (system, scheduler) = makeTestSystem()
-        let seen = Recorder<Int>()
+        let seen = Inbox<Int>()
         let ref = try system.spawn(recording(seen), name: "slow", props: Props(mailbox: .bounded(capacity: 2, overflow: .backpressure)))
         scheduler.runDue()
         try await ref.send(1)
         try await ref.send(2)
         #expect(ref.tell(99) == .dropped(.mailboxFull(.backpressure)), "tell never suspends: it drops")
-        let sent = Recorder<Int>()
+        let sent = Inbox<Int>()
         let sender = Task {
             try await ref.send(3)
             sent.record(3)
@@ -107,7 +107,7 @@ struct MailboxTests {
 
     @Test func runLength_yieldsBetweenRuns_soOtherActorsInterleave() throws {
         let (system, scheduler) = makeTestSystem()
-        let order = Recorder<String>()
+        let order = Inbox<String>()
         let a = try system.spawn(Behavior<Int>.receiveMessage { order.record("a\($0)"); return .same }, name: "a", props: Props(runLength: 2))
         let b = try system.spawn(Behavior<Int>.receiveMessage { order.record("b\($0)"); return .same }, name: "b", props: Props(runLength: 2))
         scheduler.runDue()
@@ -167,7 +167,7 @@ struct MailboxTests {
         // ran the next actor nested inside the sender's run.
         let depth = LockedValueBox(0)
         let maxDepth = LockedValueBox(0)
-        let finished = Recorder<Int>()
+        let finished = Inbox<Int>()
         let ring = 50
         enum Token: Sendable { case next(ActorRef<Token>), pass(Int) }
         var refs: [ActorRef<Token>] = []

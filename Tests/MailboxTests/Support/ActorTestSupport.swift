@@ -3,7 +3,7 @@ import Foundation
 @testable import Mailbox
 
 /// A thread-safe list of values recorded by actors under test.
-final class Recorder<Value: Sendable>: Sendable {
+final class Inbox<Value: Sendable>: Sendable {
     private let box = LockedValueBox<[Value]>([])
     private let signal = DispatchSemaphore(value: 0)
 
@@ -27,27 +27,9 @@ final class Recorder<Value: Sendable>: Sendable {
     }
 }
 
-/// Counts deinitialisations, to prove that actors release what they hold.
-final class LifetimeTracker: Sendable {
-    private let live = LockedValueBox(0)
-
-    final class Instance: Sendable {
-        let tracker: LifetimeTracker
-        init(_ tracker: LifetimeTracker) {
-            self.tracker = tracker
-            tracker.live.withLockedValue { $0 += 1 }
-        }
-        deinit { tracker.live.withLockedValue { $0 -= 1 } }
-    }
-
-    func instance() -> Instance { Instance(self) }
-
-    var liveCount: Int { live.withLockedValue { $0 } }
-}
-
 /// An actor system whose every actor runs on a `TestScheduler`: deterministic, nothing runs
 /// until the test advances the scheduler.
-func makeTestSystem(_ name: String = "test", events: Recorder<ActorSystemEvent>? = nil) -> (ActorSystem, TestScheduler) {
+func makeTestSystem(_ name: String = "test", events: Inbox<ActorSystemEvent>? = nil) -> (ActorSystem, TestScheduler) {
     let scheduler = TestScheduler()
     let system = ActorSystem(name: name, configuration: .init(scheduler: scheduler, logHandler: nil))
     if let events {
@@ -57,7 +39,7 @@ func makeTestSystem(_ name: String = "test", events: Recorder<ActorSystemEvent>?
 }
 
 /// A behavior that records every message it receives.
-func recording<Message: Sendable>(_ recorder: Recorder<Message>) -> Behavior<Message> {
+func recording<Message: Sendable>(_ recorder: Inbox<Message>) -> Behavior<Message> {
     .receiveMessage { message in
         recorder.record(message)
         return .same

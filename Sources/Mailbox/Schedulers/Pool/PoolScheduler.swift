@@ -107,10 +107,15 @@ public final class PoolScheduler: DateScheduler {
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let cancellation = AnyDisposable()
-        timerQueue.asyncNotEarly(at: date, unless: cancellation) { [self] in
+        let pending = PendingAction { [self] in
             enqueue(Unmanaged.passRetained(ClosureJob(action, cancellation: cancellation)))
         }
-        return cancellation
+        timerQueue.asyncNotEarly(at: date, pending)
+        // Cancelling releases the action at once (not at its date) and stops a queued job.
+        return AnyDisposable {
+            pending.dispose()
+            cancellation.dispose()
+        }
     }
 
     @discardableResult
