@@ -238,7 +238,7 @@ struct AskAndTimerTests {
         #expect(adapter.path.hasPrefix("/user/owner/$adapter"))
     }
 
-    @Test func pipeToSelf_returnsTheResultAsAMessage() throws {
+    @Test func pipeToSelf_returnsTheResultAsAMessage() async throws {
         let system = ActorSystem(name: "pipe", configuration: .init(logHandler: nil))
         let seen = Inbox<String>()
         let ref = try system.spawn(Behavior<String>.receive { context, message in
@@ -250,7 +250,7 @@ struct AskAndTimerTests {
             return .same
         }, name: "piper")
         ref.tell("go")
-        #expect(seen.waitForCount(1))
+        #expect(await seen.waitForCount(1))
         #expect(seen.values == ["result 42"])
     }
 }

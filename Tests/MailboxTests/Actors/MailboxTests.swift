@@ -117,10 +117,10 @@ struct MailboxTests {
     }
 
     /// Per-sender FIFO, nothing lost or duplicated, with many threads telling one actor.
-    func assertFIFOUnderConcurrentSenders(scheduler: (any Scheduler)?, senders: Int = 8, perSender: Int = 2_000) throws {
+    func assertFIFOUnderConcurrentSenders(scheduler: (any Scheduler)?, senders: Int = 8, perSender: Int = 2_000) async throws {
         let system = ActorSystem(name: "fifo", configuration: .init(scheduler: scheduler, logHandler: nil))
         struct Stamp: Sendable { let sender: Int; let sequence: Int }
-        let done = DispatchSemaphore(value: 0)
+        let done = AsyncGate()
         let violations = LockedValueBox<[String]>([])
         let total = senders * perSender
         let ref = try system.spawn(Behavior<Stamp>.setup { _ in
@@ -132,33 +132,36 @@ struct MailboxTests {
                 }
                 next[stamp.sender] = stamp.sequence + 1
                 received += 1
-                if received == total { done.signal() }
+                if received == total { done.open(true) }
                 return .same
             }
         }, name: "sink")
-        DispatchQueue.concurrentPerform(iterations: senders) { sender in
-            for sequence in 0..<perSender { ref.tell(Stamp(sender: sender, sequence: sequence)) }
+        let group = DispatchGroup()
+        for sender in 0..<senders {
+            DispatchQueue.global().async(group: group) {
+                for sequence in 0..<perSender { ref.tell(Stamp(sender: sender, sequence: sequence)) }
+            }
         }
-        #expect(done.wait(timeout: .now() + 30) == .success, "not every message arrived")
+        #expect(await done.wait(timeout: 60), "not every message arrived")
         #expect(violations.withLockedValue { $0 }.isEmpty)
         let (extra, _) = (system.deadLetterCount, 0)
         #expect(extra == 0)
     }
 
-    @Test func fifoPerSender_onThePool() throws {
-        try assertFIFOUnderConcurrentSenders(scheduler: nil)
+    @Test func fifoPerSender_onThePool() async throws {
+        try await assertFIFOUnderConcurrentSenders(scheduler: nil)
     }
 
-    @Test func fifoPerSender_onAQueueScheduler() throws {
-        try assertFIFOUnderConcurrentSenders(scheduler: QueueScheduler(name: "fifo"))
+    @Test func fifoPerSender_onAQueueScheduler() async throws {
+        try await assertFIFOUnderConcurrentSenders(scheduler: QueueScheduler(name: "fifo"))
     }
 
-    @Test func fifoPerSender_onAnOperationQueueScheduler() throws {
-        try assertFIFOUnderConcurrentSenders(scheduler: OperationQueueScheduler(), perSender: 500)
+    @Test func fifoPerSender_onAnOperationQueueScheduler() async throws {
+        try await assertFIFOUnderConcurrentSenders(scheduler: OperationQueueScheduler(), perSender: 500)
     }
 
-    @Test func fifoPerSender_onTheImmediateScheduler() throws {
-        try assertFIFOUnderConcurrentSenders(scheduler: ImmediateScheduler())
+    @Test func fifoPerSender_onTheImmediateScheduler() async throws {
+        try await assertFIFOUnderConcurrentSenders(scheduler: ImmediateScheduler())
     }
 
     @Test func immediateScheduler_isTrampolined_noRecursion_FIFOKept() throws {
@@ -193,27 +196,29 @@ struct MailboxTests {
         #expect(maxDepth.withLockedValue { $0 } == 1)
     }
 
-    @Test func manyActorsOnThePool_allMessagesHandledOnce() throws {
+    @Test func manyActorsOnThePool_allMessagesHandledOnce() async throws {
         let system = ActorSystem(name: "many", configuration: .init(logHandler: nil))
         let actors = 200, messages = 200
         let counts = LockedValueBox([Int](repeating: 0, count: actors))
-        let done = DispatchSemaphore(value: 0)
+        let done = AsyncGate()
         let remaining = LockedValueBox(actors * messages)
         var refs: [ActorRef<Int>] = []
         for index in 0..<actors {
             refs.append(try system.spawn(Behavior<Int>.receiveMessage { _ in
                 counts.withLockedValue { $0[index] += 1 }
-                if remaining.withLockedValue({ $0 -= 1; return $0 }) == 0 { done.signal() }
+                if remaining.withLockedValue({ $0 -= 1; return $0 }) == 0 { done.open(true) }
                 return .same
             }, name: "w\(index)"))
         }
         let snapshot = refs
-        DispatchQueue.concurrentPerform(iterations: 4) { sender in
-            for round in 0..<messages where round % 4 == sender {
-                for ref in snapshot { ref.tell(round) }
+        for sender in 0..<4 {
+            DispatchQueue.global().async {
+                for round in 0..<messages where round % 4 == sender {
+                    for ref in snapshot { ref.tell(round) }
+                }
             }
         }
-        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(await done.wait(timeout: 60))
         #expect(counts.withLockedValue { $0 }.allSatisfy { $0 == messages })
     }
 }

@@ -2,28 +2,73 @@ import Dispatch
 import Foundation
 @testable import Mailbox
 
-/// A thread-safe list of values recorded by actors under test.
+/// A thread-safe list of values recorded by actors under test, with an async wait that
+/// suspends (never blocks a thread of the cooperative pool, which has one thread per core).
 final class Inbox<Value: Sendable>: Sendable {
-    private let box = LockedValueBox<[Value]>([])
-    private let signal = DispatchSemaphore(value: 0)
-
-    func record(_ value: Value) {
-        box.withLockedValue { $0.append(value) }
-        signal.signal()
+    private struct State {
+        var values: [Value] = []
+        var waiters: [(count: Int, gate: AsyncGate)] = []
     }
 
-    var values: [Value] { box.withLockedValue { $0 } }
+    private let state = LockedValueBox(State())
 
-    /// Waits (explicit synchronisation, bounded by `timeout` of real time) until at least
-    /// `count` values were recorded; returns whether they were.
-    func waitForCount(_ count: Int, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while values.count < count {
-            if signal.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .timedOut {
-                return values.count >= count
-            }
+    func record(_ value: Value) {
+        let ready: [AsyncGate] = state.withLockedValue { state in
+            state.values.append(value)
+            let count = state.values.count
+            let ready = state.waiters.filter { $0.count <= count }.map(\.gate)
+            state.waiters.removeAll { $0.count <= count }
+            return ready
         }
-        return true
+        for gate in ready { gate.open(true) }
+    }
+
+    var values: [Value] { state.withLockedValue { $0.values } }
+
+    /// Suspends until at least `count` values were recorded, or `timeout` seconds of real time
+    /// passed; returns whether they were recorded.
+    func waitForCount(_ count: Int, timeout: TimeInterval = 20) async -> Bool {
+        let gate = AsyncGate()
+        let already = state.withLockedValue { state -> Bool in
+            if state.values.count >= count { return true }
+            state.waiters.append((count, gate))
+            return false
+        }
+        if already { return true }
+        return await gate.wait(timeout: timeout)
+    }
+}
+
+/// Opens once, with a result; `wait` suspends until then or until the time-out (real time,
+/// through Dispatch: no sleeping).
+final class AsyncGate: Sendable {
+    private struct State {
+        var result: Bool?
+        var continuation: CheckedContinuation<Bool, Never>?
+    }
+
+    private let state = LockedValueBox(State())
+
+    func open(_ result: Bool) {
+        let continuation: CheckedContinuation<Bool, Never>? = state.withLockedValue { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: result)
+    }
+
+    func wait(timeout: TimeInterval = 20) async -> Bool {
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in open(false) }
+        return await withCheckedContinuation { continuation in
+            let early: Bool? = state.withLockedValue { state in
+                if let result = state.result { return result }
+                state.continuation = continuation
+                return nil
+            }
+            if let early { continuation.resume(returning: early) }
+        }
     }
 }
 
