@@ -227,6 +227,7 @@ public final class ActorSystem: Sendable {
     ///
     /// - Parameter timeout: How long to wait for actors to stop (wall-clock time); actors still
     ///   running then are listed in the report and their queued work is abandoned.
+    @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) async -> ShutdownReport {
         beginShutdown()
         let stoppedInTime = await guardian.waitUntilEmpty(timeout: timeout)
