@@ -10,9 +10,8 @@ public final class ActorContext<Message: Sendable> {
     // A context is used only inside its actor's handlers, while the cell is alive.
     unowned(unsafe) let cell: ActorCell<Message>
 
-    /// Children by name, in start order via `childOrder`.
-    var children: [String: AnyTarget] = [:]
-    var childOrder: [String] = []
+    /// Children by name, each with its start sequence number (for start order).
+    var children = ChildRegistry()
     /// Actors watching this one.
     var watchers: [ObjectIdentifier: AnyTarget] = [:]
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
@@ -87,22 +86,20 @@ public final class ActorContext<Message: Sendable> {
         let child = ActorCell(
             system: system, address: address.child(name, incarnation: system.nextIncarnation()),
             parent: cell, behavior: behavior, props: props, runLoop: runLoop)
-        children[name] = child
-        childOrder.append(name)
+        children.insert(child, named: name)
         system.start(child)
         return ActorRef(child)
     }
 
     func removeChild(named name: String) {
-        children[name] = nil
-        if let index = childOrder.firstIndex(of: name) {
-            childOrder.remove(at: index)
-        }
+        children.remove(named: name)
     }
 
     /// The children that have not terminated yet, in start order.
+    ///
+    /// - Complexity: O(n log n) in the number of children.
     public var childRefs: [AnyActorRef] {
-        childOrder.compactMap { children[$0].map(AnyActorRef.init) }
+        children.inStartOrder.map(AnyActorRef.init)
     }
 
     /// The child named `name`, if it has not terminated.
@@ -220,10 +217,38 @@ public final class ActorContext<Message: Sendable> {
 
     func releaseAfterTermination() {
         timers.cancelAll()
-        children = [:]
-        childOrder = []
+        children = ChildRegistry()
         watchers = [:]
         watching = [:]
         stashed = []
+    }
+}
+
+/// Children by name with their start order: O(1) insert, lookup and removal (an actor may have
+/// a million children), start order recovered by sorting when asked.
+struct ChildRegistry {
+    private var entries: [String: (sequence: UInt64, target: AnyTarget)] = [:]
+    private var nextSequence: UInt64 = 0
+
+    subscript(name: String) -> AnyTarget? {
+        entries[name]?.target
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    var values: some Sequence<AnyTarget> { entries.values.lazy.map(\.target) }
+
+    mutating func insert(_ target: AnyTarget, named name: String) {
+        entries[name] = (nextSequence, target)
+        nextSequence += 1
+    }
+
+    mutating func remove(named name: String) {
+        entries[name] = nil
+    }
+
+    /// The children, oldest first.
+    var inStartOrder: [AnyTarget] {
+        entries.values.sorted { $0.sequence < $1.sequence }.map(\.target)
     }
 }

@@ -246,8 +246,7 @@ public final class ActorSystem: Sendable {
 // `state` is protected by its own lock; `address` is immutable.
 final class Guardian: AnyTarget, @unchecked Sendable {
     private struct State {
-        var children: [String: AnyTarget] = [:]
-        var order: [String] = []
+        var children = ChildRegistry()
         var emptyWaiters: [@Sendable () -> Void] = []
     }
 
@@ -258,13 +257,12 @@ final class Guardian: AnyTarget, @unchecked Sendable {
             guard state.children[name] == nil else {
                 throw ActorSystemError.duplicateName(name, parent: address.path)
             }
-            state.children[name] = child
-            state.order.append(name)
+            state.children.insert(child, named: name)
         }
     }
 
     var childTargets: [AnyTarget] {
-        state.withLockedValue { state in state.order.compactMap { state.children[$0] } }
+        state.withLockedValue { $0.children.inStartOrder }
     }
 
     var childRefs: [AnyActorRef] {
@@ -276,8 +274,7 @@ final class Guardian: AnyTarget, @unchecked Sendable {
         let waiters: [@Sendable () -> Void] = state.withLockedValue { state in
             let name = child.address.name
             if state.children[name] === child {
-                state.children[name] = nil
-                state.order.removeAll { $0 == name }
+                state.children.remove(named: name)
             }
             guard state.children.isEmpty else { return [] }
             defer { state.emptyWaiters = [] }
