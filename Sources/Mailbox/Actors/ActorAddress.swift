@@ -22,7 +22,8 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// The actor's own name: the last path segment.
     public var name: String {
-        path.split(separator: "/").last.map(String.init) ?? ""
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// The full address, e.g. `mailbox://chat/user/lobby/alice#42`.

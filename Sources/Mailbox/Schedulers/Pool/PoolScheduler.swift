@@ -55,6 +55,13 @@ public final class PoolScheduler: DateScheduler {
 
     let isShutdown = Atomic<Bool>(false)
 
+    /// Workers out of work that are still looking for some before they park. While one
+    /// searches, publishers skip the wake-up: the searcher will find the work.
+    let searching = Atomic<Int>(0)
+
+    /// How many times a worker out of work polls the queues before it parks.
+    let searchRounds = 64
+
     /// Where timed actions wait before they are scheduled on the pool.
     private let timerQueue = DispatchQueue(label: "Mailbox.PoolScheduler.timers")
 
@@ -190,11 +197,14 @@ public final class PoolScheduler: DateScheduler {
 
     /// Wakes one sleeping worker, if any, so it can take or steal the work just published.
     ///
-    /// Lost wake-ups cannot happen: a worker registers as a sleeper *before* it looks at the
-    /// queues one last time (under their locks), and a publisher pushes (under the queue's lock)
-    /// *before* it reads `sleepingCount`. Whichever lock acquisition comes second sees the
-    /// other's write.
+    /// Lost wake-ups cannot happen: a worker stops searching and registers as a sleeper
+    /// *before* it looks at the queues one last time (under their locks), and a publisher pushes
+    /// (under the queue's lock) *before* it reads `searching` and `sleepingCount`. Whichever
+    /// lock acquisition comes second sees the other's writes.
     func wakeOneIfAnySleeps() {
+        // A searching worker will find the work (it re-checks every queue under its lock
+        // after registering as a sleeper, before it parks), so no wake-up is needed.
+        guard searching.load(ordering: .acquiring) == 0 else { return }
         guard sleepingCount.load(ordering: .acquiring) > 0 else { return }
         let sleeper: PoolWorker? = sleepersLock.withLock {
             guard let sleeper = sleepers.popLast() else { return nil }
@@ -339,7 +349,7 @@ final class PoolWorker {
         var runNextStreak = 0
         while !pool.isShutdown.load(ordering: .relaxed) {
             tick &+= 1
-            if let job = nextJob(pool: pool, tick: tick, runNextStreak: &runNextStreak) {
+            if let job = nextJob(pool: pool, tick: tick, runNextStreak: &runNextStreak) ?? search(pool: pool) {
                 // The queue's retain keeps the job alive for the run; no extra retain needed.
                 job._withUnsafeGuaranteedRef { $0.run() }
                 job.release()
@@ -348,6 +358,37 @@ final class PoolWorker {
             }
         }
         PoolWorker.setCurrent(nil)
+    }
+
+    /// Polls the queues for a short while before the worker parks, yielding the CPU between
+    /// polls: a producer that hands out work one job at a time then finds an awake worker
+    /// instead of paying a thread wake-up per job. A worker that finds work while others may
+    /// still be needed wakes one, so parallelism is not lost to the skipped wake-ups.
+    private func search(pool: PoolScheduler) -> Unmanaged<PoolJob>? {
+        pool.searching.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        var found: Unmanaged<PoolJob>?
+        for round in 0..<pool.searchRounds where !pool.isShutdown.load(ordering: .relaxed) {
+            if let job = popLocal() ?? pool.popGlobal() ?? stealFromAny(pool: pool) {
+                found = job
+                break
+            }
+            if round >= 4 { sched_yield() }
+        }
+        pool.searching.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        if found != nil, pool.globalCount.load(ordering: .relaxed) > 0 || localCount.load(ordering: .relaxed) > 0 {
+            pool.wakeOneIfAnySleeps()
+        }
+        return found
+    }
+
+    private func stealFromAny(pool: PoolScheduler) -> Unmanaged<PoolJob>? {
+        let workers = pool.workers
+        for offset in 1..<max(workers.count, 1) {
+            if let job = steal(from: workers[(index + offset) % workers.count]) {
+                return job
+            }
+        }
+        return nil
     }
 
     private func nextJob(pool: PoolScheduler, tick: Int, runNextStreak: inout Int) -> Unmanaged<PoolJob>? {
@@ -365,16 +406,7 @@ final class PoolWorker {
             pushLocal(job)
         }
         runNextStreak = 0
-        if let job = popLocal() ?? pool.popGlobal() {
-            return job
-        }
-        let workers = pool.workers
-        for offset in 1..<max(workers.count, 1) {
-            if let job = steal(from: workers[(index + offset) % workers.count]) {
-                return job
-            }
-        }
-        return nil
+        return popLocal() ?? pool.popGlobal() ?? stealFromAny(pool: pool)
     }
 
     // MARK: Current worker (thread-local)
