@@ -85,9 +85,16 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     // Exclusivity is not checked at run time for these: one mailbox run at a time is the
     // invariant that makes every access exclusive (and checking costs ~10% of a message).
 
+    /// The current behavior. Assign through `install(_:)`, which keeps `receiveHandler` in step.
     @usableFromInline
     @exclusivity(unchecked)
     var behavior: Behavior<Message>
+
+    /// The current behavior's message handler when it is a `receive` behavior: read on every
+    /// message without copying the behavior enum.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var receiveHandler: ((ActorContext<Message>, Message) throws -> Behavior<Message>)?
     @usableFromInline
     @exclusivity(unchecked)
     var lifecycle: Lifecycle = .new
@@ -377,6 +384,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     final func handle(_ message: Message) {
         do {
             let next: Behavior<Message>
+            if let receiveHandler {
+                next = try receiveHandler(context, message)
+                if case .same = next.kind { return }
+                try become(next, unhandled: message)
+                return
+            }
             switch behavior.kind {
             case let .receive(handler, _):
                 next = try handler(context, message)
@@ -410,9 +423,18 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             postStopAction = postStop
             beginStopping(failure: nil)
         case .setup:
-            behavior = try canonicalize(next)
+            install(try canonicalize(next))
         case .empty, .ignore, .receive, .object:
-            behavior = next
+            install(next)
+        }
+    }
+
+    func install(_ newBehavior: Behavior<Message>) {
+        behavior = newBehavior
+        if case let .receive(handler, _) = newBehavior.kind {
+            receiveHandler = handler
+        } else {
+            receiveHandler = nil
         }
     }
 
@@ -459,7 +481,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             context = ActorContext(cell: self)
             lifecycle = .running
             do {
-                behavior = try canonicalize(behavior)
+                install(try canonicalize(behavior))
                 if case let .stopped(postStop) = behavior.kind {
                     postStopAction = postStop
                     beginStopping(failure: nil)
@@ -572,7 +594,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             watched.target.sendSystem(.unwatch(self))
         }
         context.releaseAfterTermination()
-        behavior = .stopped
+        install(.stopped)
         system.publish(.stopped(address))
         let parent = self.parent
         self.parent = nil

@@ -81,8 +81,11 @@ public final class MPSCQueue<Element> {
     @usableFromInline
     let tail: Atomic<UnsafeMutableRawPointer>
 
-    /// The node before the oldest element (the stub). Read and written only by the consumer.
+    /// The node before the oldest element (the stub). Read and written only by the consumer,
+    /// one at a time by contract, so exclusivity is not checked at run time (the check cost
+    /// ~10% of an actor message).
     @usableFromInline
+    @exclusivity(unchecked)
     var head: UnsafeMutableRawPointer
 
     /// Creates an empty queue.
