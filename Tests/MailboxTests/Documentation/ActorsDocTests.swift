@@ -269,7 +269,7 @@ func chain(_ names: [String], log: Recorder) -> Behavior<String> {
 
 // MARK: - Test helpers (not in the doc)
 
-/// Suspends (yielding, never sleeping) until `scheduler` has at least `count` pending actions,
+/// Suspends (yielding the thread, never blocking it) until `scheduler` has at least `count` pending actions,
 /// for at most 20 seconds of real time; returns whether it did.
 func docWaitForPendingActions(_ scheduler: TestScheduler, atLeast count: Int) async -> Bool {
     let deadline = Date().addingTimeInterval(20)
@@ -280,7 +280,7 @@ func docWaitForPendingActions(_ scheduler: TestScheduler, atLeast count: Int) as
     return true
 }
 
-/// Runs what is due on `scheduler` (yielding between rounds, never sleeping) until `condition`
+/// Runs what is due on `scheduler` (yielding between rounds, never blocking) until `condition`
 /// holds, for at most 20 seconds of real time; returns whether it did.
 func docAdvanceUntil(_ scheduler: TestScheduler, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(20)
@@ -289,6 +289,40 @@ func docAdvanceUntil(_ scheduler: TestScheduler, _ condition: () -> Bool) async 
         if condition() { return true }
         if Date() > deadline { return false }
         await Task.yield()
+    }
+}
+
+/// A scheduler that forwards to a `TestScheduler`, except while blocked: then it holds the
+/// actions, as a busy scheduler would, and schedules them when unblocked.
+final class DocBlockableScheduler: Scheduler {
+    let base: TestScheduler
+    /// The held actions while blocked; `nil` while not blocked.
+    private let held = Locked<[@Sendable () -> Void]?>(nil)
+
+    init(base: TestScheduler) {
+        self.base = base
+    }
+
+    @discardableResult
+    func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
+        let isHeld = held.withLock { held -> Bool in
+            guard held != nil else { return false }
+            held!.append(action)
+            return true
+        }
+        return isHeld ? nil : base.schedule(action)
+    }
+
+    func block() {
+        held.withLock { $0 = [] }
+    }
+
+    func unblock() {
+        let actions = held.withLock { held in
+            defer { held = nil }
+            return held ?? []
+        }
+        for action in actions { base.schedule(action) }
     }
 }
 
@@ -524,6 +558,41 @@ struct ActorsDocTests {
         #expect(log.all == ["beat", "beat", "beat", "deadline"])
         // scheduler.pendingActionCount == 0: no timer is left
         #expect(scheduler.pendingActionCount == 0)
+    }
+
+    /// The timeline in the doc: an actor that cannot run from 1 s to 3 s receives the missed
+    /// fixed-rate ticks together at 3 s, while a fixed-delay timer is armed again only when its
+    /// tick is handled.
+    @Test func timers_fixedRateVersusFixedDelay_whenTheActorIsBlocked() throws {
+        let scheduler = TestScheduler()
+        let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
+        let blockable = DocBlockableScheduler(base: scheduler)
+        let rate = Recorder()
+        let delay = Recorder()
+        func ticker(_ log: Recorder, start: @escaping (TimerScheduler<String>) -> Void) -> Behavior<String> {
+            .setup { context in
+                start(context.timers)
+                return .receive { context, message in
+                    log.record("\(message)@\(Int(context.scheduler.currentDate.timeIntervalSince(scheduler.startDate)))")
+                    return .same
+                }
+            }
+        }
+        try system.spawn(ticker(rate) { $0.startTimerAtFixedRate(key: "t", message: "tick", interval: .seconds(1)) },
+                         name: "rate", props: Props(scheduler: blockable))
+        try system.spawn(ticker(delay) { $0.startTimerWithFixedDelay(key: "t", message: "tick", delay: .seconds(1)) },
+                         name: "delay", props: Props(scheduler: blockable))
+        scheduler.advance(by: .milliseconds(500))
+        blockable.block()
+        scheduler.advance(by: .milliseconds(2_500))     // to 3 s: the ticks wait
+        #expect(rate.all == [] && delay.all == [])
+        blockable.unblock()
+        scheduler.advance(by: .nanoseconds(0))
+        #expect(rate.all == ["tick@3", "tick@3", "tick@3"])
+        #expect(delay.all == ["tick@3"])
+        scheduler.advance(by: .seconds(2))
+        #expect(rate.all == ["tick@3", "tick@3", "tick@3", "tick@4", "tick@5"])
+        #expect(delay.all == ["tick@3", "tick@4", "tick@5"])
     }
 
     // MARK: Stash

@@ -289,7 +289,7 @@ struct MailboxesDocTests {
     }
 }
 
-/// Suspends (yielding, never sleeping) until `condition` holds, for at most 20 seconds of real
+/// Suspends (yielding the thread, never blocking it) until `condition` holds, for at most 20 seconds of real
 /// time; returns whether it did.
 func docWaitUntil(_ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(20)
