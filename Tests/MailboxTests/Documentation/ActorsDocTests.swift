@@ -693,11 +693,11 @@ struct ActorsDocTests {
         let worker = try system.spawn(Behavior<String>.receiveMessage { _ in .stopped }, name: "worker")
         let pact = try system.spawn(Behavior<String>.setup { context in
             context.watch(worker)
-            return .ignore
+            return .ignore                        // no lifecycle handler: `terminated` will be unhandled
         }, name: "pact")
         scheduler.advance(by: .nanoseconds(0))
         worker.tell("quit")
-        scheduler.advance(by: .nanoseconds(0))
+        scheduler.advance(by: .nanoseconds(0))    // pact failed with DeathPactError, and has terminated
         #expect(events.failures.all == ["/user/pact: death pact: watched actor /user/worker terminated and the termination was not handled"])
         #expect(pact.tell("anyone?") == .dropped(.recipientTerminated))
     }
@@ -717,7 +717,7 @@ struct ActorsDocTests {
         scheduler.advance(by: .nanoseconds(0))
         first.tell("quit")
         second.tell("quit")
-        scheduler.advance(by: .nanoseconds(0))
+        scheduler.advance(by: .nanoseconds(0))    // log.all == ["first is gone"]
         #expect(log.all == ["first is gone"])
     }
 
@@ -862,7 +862,7 @@ struct ActorsDocTests {
     // MARK: - The doc and these tests stay in sync
 
     @Test func snippetsOfTheDoc_appearInTheseTests() throws {
-        try docExpectSnippets(of: "docs/Actors.md", count: 36, inTestFile: #filePath)
+        try docExpectSnippets(of: "docs/Actors.md", count: 38, inTestFile: #filePath)
     }
 }
 
