@@ -556,7 +556,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         beginStopping(failure: error)
     }
 
-    /// Starts stopping: cancel timers, stop children; terminate once they have all terminated.
+    /// Starts stopping: cancel timers, stop children (newest first); terminate once they have
+    /// all terminated.
     func beginStopping(failure: (any Error)?) {
         switch lifecycle {
         case .new, .running:
@@ -568,7 +569,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         if context.children.isEmpty {
             finishTermination()
         } else {
-            for child in context.children.values {
+            // Newest first, as an OTP supervisor stops its children: deterministic on a
+            // TestScheduler, and dependants stop before what they depend on.
+            for child in context.children.inStartOrder.reversed() {
                 child.sendSystem(.stop)
             }
         }

@@ -132,7 +132,9 @@ public final class ActorContext<Message: Sendable> {
         watch(ref.target, message: message)
     }
 
-    private func watch(_ target: AnyTarget, message: Message?) {
+    private func watch(_ ref: AnyTarget, message: Message?) {
+        // Watching an adapter watches its owner, whose `terminated` names the owner.
+        let target = ref.watchedTarget
         guard target !== cell else { return }
         let id = ObjectIdentifier(target)
         let isNew = watching[id] == nil
@@ -142,8 +144,9 @@ public final class ActorContext<Message: Sendable> {
 
     /// Stops watching `ref`; a `terminated` already on its way is discarded.
     public func unwatch<Other>(_ ref: ActorRef<Other>) {
-        if watching.removeValue(forKey: ObjectIdentifier(ref.target)) != nil {
-            ref.target.sendSystem(.unwatch(cell))
+        let target = ref.target.watchedTarget
+        if watching.removeValue(forKey: ObjectIdentifier(target)) != nil {
+            target.sendSystem(.unwatch(cell))
         }
     }
 
@@ -193,7 +196,7 @@ public final class ActorContext<Message: Sendable> {
 
     /// A ref that accepts `Other` messages and forwards them to this actor converted by
     /// `transform` (which runs on the sender's thread, so it must be a pure function).
-    /// Watching the adapter watches this actor.
+    /// Watching the adapter watches this actor: the watcher's `terminated` names this actor.
     public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Message) -> ActorRef<Other> {
         adapterCount += 1
         let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)

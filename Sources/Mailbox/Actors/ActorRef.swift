@@ -127,6 +127,10 @@ class AnyTarget: PoolJob, @unchecked Sendable {
         self.isActorCell = isActorCell
     }
 
+    /// The target whose termination a watch of this target reports: itself, or an adapter's
+    /// owner.
+    var watchedTarget: AnyTarget { self }
+
     /// Delivers a system message. The default treats the target as terminated: a watch is
     /// answered with `terminated` at once, everything else is dropped.
     func sendSystem(_ message: SystemMessage) {
@@ -187,6 +191,8 @@ final class AdapterTarget<From: Sendable, To: Sendable>: ActorRefTarget<From>, @
     }
 
     /// Watching an adapter watches its owner.
+    override var watchedTarget: AnyTarget { owner }
+
     override func sendSystem(_ message: SystemMessage) {
         owner.sendSystem(message)
     }

@@ -179,7 +179,8 @@ open class AbstractBehavior<Message: Sendable> {
 /// lifecycle handler. These travel as *system messages*: they are handled before queued user
 /// messages and are never dropped.
 public enum LifecycleEvent: Sendable {
-    /// The actor has stopped and its children have stopped; runs once, last.
+    /// The actor has stopped and its children have stopped; delivered once, after which only
+    /// a `Behavior.stopped(postStop:)` closure runs.
     case postStop
     /// The actor is about to be restarted by its supervisor.
     case preRestart

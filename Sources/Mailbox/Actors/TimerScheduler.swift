@@ -32,7 +32,7 @@ extension TimerKey: @unchecked Sendable {}
 /// when the actor stops.
 ///
 /// ```
-///  fixed delay:  |--delay--|msg handled|--delay--|msg handled|--delay--| ...
+///  fixed delay:  |--delay--|msg delivered|--delay--|msg delivered|--delay--| ...
 ///  fixed rate:   |--interval--|--interval--|--interval--|   (ticks regardless of handling)
 /// ```
 ///
@@ -64,7 +64,8 @@ public final class TimerScheduler<Message: Sendable> {
         start(key: key, message: message, mode: .single, firstDelay: delay)
     }
 
-    /// Sends `message` after `delay`, and again `delay` after each time it is handled.
+    /// Sends `message` after `delay`, and again `delay` after each time it is delivered (the
+    /// timer re-arms as the message is taken from the mailbox, just before the handler runs).
     public func startTimerWithFixedDelay(key: TimerKey, message: Message, delay: Duration) {
         start(key: key, message: message, mode: .fixedDelay(delay), firstDelay: delay)
     }
