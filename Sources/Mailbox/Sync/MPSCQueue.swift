@@ -7,99 +7,212 @@ import Darwin
 #endif
 import Synchronization
 
-/// A lock-free, unbounded, multi-producer single-consumer FIFO queue (Vyukov's node-based design).
+/// A lock-free, unbounded, multi-producer single-consumer FIFO queue of array blocks.
 ///
 /// Producers on any number of threads call `enqueue(_:)`; it never blocks and never fails.
 /// Exactly one consumer at a time calls `dequeue()` (the mailbox run that owns the queue).
 ///
 /// Ordering: elements enqueued by one producer are dequeued in the order that producer
-/// enqueued them; elements from different producers interleave in the order their `exchange` on
-/// `tail` took effect.
+/// enqueued them; elements from different producers interleave in the order their claims on
+/// `tailIndex` took effect.
+///
+/// ## Design
+/// Every element gets a position from one atomic counter (`tailIndex`, fetch-and-add: one
+/// contended atomic per enqueue). Positions map onto a singly linked list of blocks, each an
+/// array of slots with a per-slot *written* flag. The first block holds 2 slots and each new
+/// block doubles, up to `maximumBlockCapacity`, so an idle queue is small while a busy one
+/// allocates once per 32 elements and reads them from contiguous memory.
 ///
 /// ```
-///  head (consumer)                                   tail (producers, atomic exchange)
-///    │                                                  │
-///    ▼                                                  ▼
-///  [stub] ──next──▶ [a] ──next──▶ [b] ──next──▶ ... ▶ [z] ──next──▶ nil
+///  headBlock/headIndex (consumer)          tailBlock (hint, producers)     tailIndex (producers)
+///    │                                        │                              │
+///    ▼                                        ▼                              ▼
+///  [start 0 │ 2 slots] ─▶ [2 │ 4] ─▶ [6 │ 8] ─▶ [14 │ 16] ─▶ [30 │ 32] ─▶ ... (block of index)
 /// ```
 ///
-/// `enqueue` is two atomic steps: swap the new node into `tail`, then link the previous tail
-/// to it. Between the two the queue is momentarily unlinked; `dequeue` sees `tail != head` and
-/// waits out those few instructions instead of reporting "empty", so it returns `nil` only
+/// `enqueue`: take `index = tailIndex++`; walk from `tailBlock` to the block holding `index`,
+/// appending a block (compare-and-swap on `next`) when the list ends there; write the element;
+/// set the slot's flag (release). Any producer may append, so no producer ever waits for
+/// another: producers are lock-free. A producer that walks past a block whose every slot is
+/// written moves `tailBlock` forward and *releases* that block, recording `tailIndex` at that
+/// moment (`observedTail`).
+///
+/// `dequeue`: if the slot at `headIndex` is flagged, take its element. Otherwise, if
+/// `tailIndex == headIndex` the queue is empty (`nil`); else a producer has taken the position
+/// but not written it yet, and the consumer waits out those few instructions (spinning, then
+/// yielding) rather than reporting a non-empty queue as empty. So `dequeue` returns `nil` only
 /// when every enqueue that has returned has been dequeued.
 ///
-/// The queue owns its nodes: `deinit` frees every node still queued along with its element.
+/// Reclamation (Tokio's mpsc block list): a consumed block may still be in the hands of a
+/// producer that read `tailBlock` before it moved. Such a producer took its index before the
+/// block was released, so its index is below `observedTail`, and the consumer has dequeued
+/// that index only after the producer's last touch of any block. The consumer therefore
+/// recycles a block only once it is released and `headIndex >= observedTail`; a recycled
+/// full-size block is kept in `spareBlock` for the next append, otherwise freed.
+///
+/// The queue owns its blocks: `deinit` frees them along with every element still queued.
 ///
 /// Thread-safety: `enqueue` from any thread; `dequeue` and `isEmpty` from one consumer at a time
 /// (a caller that hands the consumer role between threads must do so with a happens-before
 /// edge, as the actor run loop's status word does).
 @_spi(Internals)
 public final class MPSCQueue<Element> {
-    @usableFromInline
-    struct Node: ~Copyable {
-        @usableFromInline
-        let next: Atomic<UnsafeMutablePointer<Node>?>
-        @usableFromInline
-        var element: Element?
+    /// Slots in the largest blocks (a power of two).
+    @inlinable
+    static var maximumBlockCapacity: Int { 32 }
 
-        @inlinable
-        init(_ element: consuming Element?) {
+    /// Slots in the queue's first block.
+    @inlinable
+    static var firstBlockCapacity: Int { 2 }
+
+    /// One array of slots: a header, then `capacity` flags, then `capacity` elements, in one
+    /// allocation. A slot's element is initialised exactly when its flag is set and it has not
+    /// been dequeued yet.
+    @usableFromInline
+    struct Block: ~Copyable {
+        /// The next block, appended by a producer with a compare-and-swap from `nil`.
+        @usableFromInline
+        let next: Atomic<UnsafeMutablePointer<Block>?>
+        /// A later block of the list that a producer found by walking from here: a shortcut for
+        /// producers that start here while this block cannot be passed (a producer that took
+        /// a position in it is still writing). Reset when the block is recycled.
+        @usableFromInline
+        let jump: Atomic<UnsafeMutablePointer<Block>?>
+        /// Set once `tailBlock` has moved past this block (with `observedTail` written first).
+        @usableFromInline
+        let released: Atomic<Bool>
+        /// `tailIndex` just after `tailBlock` moved past this block.
+        @usableFromInline
+        let observedTail: Atomic<Int>
+        /// The position of the first slot. Written before the block is published (the
+        /// releasing compare-and-swap on the previous block's `next`), then read-only.
+        @usableFromInline
+        var start: Int
+        /// Number of slots.
+        @usableFromInline
+        let capacity: Int
+        /// `capacity` written flags, set (release) by the producer after writing the element.
+        @usableFromInline
+        let written: UnsafeMutablePointer<Atomic<Bool>>
+        /// `capacity` element slots.
+        @usableFromInline
+        let elements: UnsafeMutablePointer<Element>
+
+        @usableFromInline
+        init(start: Int, capacity: Int, written: UnsafeMutablePointer<Atomic<Bool>>, elements: UnsafeMutablePointer<Element>) {
             self.next = Atomic(nil)
-            self.element = element
+            self.jump = Atomic(nil)
+            self.released = Atomic(false)
+            self.observedTail = Atomic(0)
+            self.start = start
+            self.capacity = capacity
+            self.written = written
+            self.elements = elements
         }
     }
 
-    /// The most recently enqueued node. Written only by producers' atomic exchange.
-    @usableFromInline
-    let tail: Atomic<UnsafeMutablePointer<Node>>
+    // MARK: Producer side (one cache line for the two fields every enqueue reads)
 
-    /// The node before the oldest element (the stub). Read and written only by the consumer.
+    /// The next position to hand out. Every `enqueue` takes one with fetch-and-add.
     @usableFromInline
-    var head: UnsafeMutablePointer<Node>
+    let tailIndex: Atomic<Int>
+
+    /// A block at or before the block of every position not yet handed out; producers walk
+    /// forward from it. Only moves forward, by compare-and-swap, past fully written blocks.
+    @usableFromInline
+    let tailBlock: Atomic<UnsafeMutablePointer<Block>>
+
+    /// Keeps the consumer's fields off the producers' cache line(s).
+    @usableFromInline
+    let _padding: CacheLinePadding = CacheLinePadding()
+
+    // MARK: Consumer side (touched only by the single consumer)
+
+    /// The position of the oldest element not yet dequeued. Consumer only.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var headIndex: Int
+
+    /// The block holding `headIndex` (or the block before it, at a block boundary). Consumer only.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var headBlock: UnsafeMutablePointer<Block>
+
+    /// The oldest block not yet recycled; blocks from here up to `headBlock` are consumed and
+    /// wait until no producer can still hold them. Consumer only.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var freeHead: UnsafeMutablePointer<Block>
+
+    /// One recycled full-size block, ready for the next append (exchange-based hand-off:
+    /// whoever swaps it out owns it).
+    @usableFromInline
+    let spareBlock: Atomic<UnsafeMutablePointer<Block>?>
 
     /// Creates an empty queue.
     public init() {
-        let stub = UnsafeMutablePointer<Node>.allocate(capacity: 1)
-        stub.initialize(to: Node(nil))
-        head = stub
-        tail = Atomic(stub)
+        let first = Self.allocateBlock(start: 0, capacity: Self.firstBlockCapacity)
+        tailIndex = Atomic(0)
+        tailBlock = Atomic(first)
+        headIndex = 0
+        headBlock = first
+        freeHead = first
+        spareBlock = Atomic(nil)
     }
 
     deinit {
-        var node: UnsafeMutablePointer<Node>? = head
-        while let current = node {
-            node = current.pointee.next.load(ordering: .relaxed)
-            current.deinitialize(count: 1)
-            current.deallocate()
+        // No producer can be running: every flagged slot at or after `headIndex` holds an element.
+        var block: UnsafeMutablePointer<Block>? = freeHead
+        while let current = block {
+            let start = current.pointee.start
+            for offset in 0..<current.pointee.capacity
+            where start + offset >= headIndex && current.pointee.written[offset].load(ordering: .acquiring) {
+                (current.pointee.elements + offset).deinitialize(count: 1)
+            }
+            block = current.pointee.next.load(ordering: .acquiring)
+            Self.deallocateBlock(current)
+        }
+        if let spare = spareBlock.load(ordering: .acquiring) {
+            Self.deallocateBlock(spare)
         }
     }
 
-    /// Appends `element`. Lock-free and wait-free for producers; safe from any thread.
+    /// Appends `element`. Lock-free for producers; safe from any thread.
     @inlinable
     public func enqueue(_ element: consuming Element) {
-        let node = UnsafeMutablePointer<Node>.allocate(capacity: 1)
-        node.initialize(to: Node(element))
-        let previous = tail.exchange(node, ordering: .acquiringAndReleasing)
-        previous.pointee.next.store(node, ordering: .releasing)
+        let index = tailIndex.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        var block = tailBlock.load(ordering: .sequentiallyConsistent)
+        let offset = index &- block.pointee.start
+        if offset >= block.pointee.capacity {
+            block = findBlock(holding: index, from: block)
+        }
+        let slot = index &- block.pointee.start
+        (block.pointee.elements + slot).initialize(to: element)
+        block.pointee.written[slot].store(true, ordering: .releasing)
     }
 
     /// Removes and returns the oldest element, or `nil` when the queue is empty.
     ///
-    /// Consumer only. If a producer is between its two steps, waits (spinning, then yielding the
-    /// thread) for it to finish rather than reporting a non-empty queue as empty.
+    /// Consumer only. If a producer has taken the next position but not yet written it, waits
+    /// (spinning, then yielding the thread) for it to finish rather than reporting a non-empty
+    /// queue as empty.
     @inlinable
     public func dequeue() -> Element? {
         var spins = 0
         while true {
-            let current = head
-            if let next = current.pointee.next.load(ordering: .acquiring) {
-                let element = next.pointee.element.take()
-                head = next
-                current.deinitialize(count: 1)
-                current.deallocate()
-                return element
+            let block = headBlock
+            let slot = headIndex &- block.pointee.start
+            if slot < block.pointee.capacity {
+                if block.pointee.written[slot].load(ordering: .acquiring) {
+                    headIndex &+= 1
+                    return (block.pointee.elements + slot).move()
+                }
+            } else if let next = block.pointee.next.load(ordering: .acquiring) {
+                headBlock = next
+                recycleConsumedBlocks()
+                continue
             }
-            if tail.load(ordering: .acquiring) == current {
+            if tailIndex.load(ordering: .acquiring) == headIndex {
                 return nil
             }
             spins &+= 1
@@ -110,10 +223,171 @@ public final class MPSCQueue<Element> {
     /// Whether the queue holds no element and no enqueue is in progress. Consumer only.
     @inlinable
     public var isEmpty: Bool {
-        head.pointee.next.load(ordering: .acquiring) == nil && tail.load(ordering: .acquiring) == head
+        tailIndex.load(ordering: .acquiring) == headIndex
+    }
+
+    // MARK: Slow paths
+
+    /// Walks from `start` (the `tailBlock` read after taking `index`) to the block holding
+    /// position `index`, appending blocks where the list ends. On the way it moves `tailBlock`
+    /// past fully written blocks and releases them; where it cannot (a producer is still writing
+    /// into the block, possibly preempted), it follows the block's `jump` shortcut instead of
+    /// walking every block since, and leaves its own block there as the next shortcut.
+    ///
+    /// Every block reached this way is at or after `start`, so none can be recycled before
+    /// this producer's element is dequeued (see the type's discussion of reclamation).
+    @inlinable
+    func findBlock(holding index: Int, from start: UnsafeMutablePointer<Block>) -> UnsafeMutablePointer<Block> {
+        var block = start
+        var mayMoveTail = true
+        while index &- block.pointee.start >= block.pointee.capacity {
+            if mayMoveTail {
+                if isFullyWritten(block) {
+                    let next = block.pointee.next.load(ordering: .acquiring) ?? append(after: block)
+                    if tailBlock.compareExchange(
+                        expected: block, desired: next, ordering: .sequentiallyConsistent
+                    ).exchanged {
+                        // Every producer that may still hold `block` took its index before this
+                        // read (sequentially consistent add, load and swap), so below this value.
+                        let observed = tailIndex.wrappingAdd(0, ordering: .sequentiallyConsistent).oldValue
+                        block.pointee.observedTail.store(observed, ordering: .relaxed)
+                        block.pointee.released.store(true, ordering: .releasing)
+                    } else {
+                        mayMoveTail = false
+                    }
+                    block = next
+                    continue
+                }
+                mayMoveTail = false
+            }
+            if let shortcut = block.pointee.jump.load(ordering: .acquiring),
+               shortcut != block, index &- shortcut.pointee.start >= 0 {
+                block = shortcut
+                if index &- block.pointee.start < block.pointee.capacity { break }
+            }
+            block = block.pointee.next.load(ordering: .acquiring) ?? append(after: block)
+        }
+        if block != start {
+            let previous = start.pointee.jump.load(ordering: .relaxed)
+            if previous == nil || previous!.pointee.start < block.pointee.start {
+                start.pointee.jump.store(block, ordering: .releasing)
+            }
+        }
+        return block
+    }
+
+    /// Appends a new block after `block` (or returns the one another producer appended first).
+    @inlinable
+    func append(after block: UnsafeMutablePointer<Block>) -> UnsafeMutablePointer<Block> {
+        let capacity = Swift.min(block.pointee.capacity &* 2, Self.maximumBlockCapacity)
+        let start = block.pointee.start &+ block.pointee.capacity
+        let fresh: UnsafeMutablePointer<Block>
+        if capacity == Self.maximumBlockCapacity, let spare = spareBlock.exchange(nil, ordering: .acquiring) {
+            spare.pointee.start = start
+            fresh = spare
+        } else {
+            fresh = Self.allocateBlock(start: start, capacity: capacity)
+        }
+        let (exchanged, winner) = block.pointee.next.compareExchange(
+            expected: nil, desired: fresh, ordering: .acquiringAndReleasing
+        )
+        if exchanged { return fresh }
+        // Another producer appended first; ours was never published.
+        keepOrFree(fresh)
+        return winner!
+    }
+
+    /// Whether every slot of `block` has been written.
+    @inlinable
+    func isFullyWritten(_ block: UnsafeMutablePointer<Block>) -> Bool {
+        for offset in 0..<block.pointee.capacity where !block.pointee.written[offset].load(ordering: .acquiring) {
+            return false
+        }
+        return true
+    }
+
+    /// Recycles consumed blocks that no producer can hold any more. Consumer only.
+    @inlinable
+    func recycleConsumedBlocks() {
+        while freeHead != headBlock {
+            let block = freeHead
+            guard block.pointee.released.load(ordering: .acquiring),
+                  block.pointee.observedTail.load(ordering: .relaxed) <= headIndex
+            else { return }
+            freeHead = block.pointee.next.load(ordering: .acquiring)!
+            // Reset for reuse: every element was moved out by `dequeue`.
+            for offset in 0..<block.pointee.capacity {
+                block.pointee.written[offset].store(false, ordering: .relaxed)
+            }
+            block.pointee.next.store(nil, ordering: .relaxed)
+            block.pointee.jump.store(nil, ordering: .relaxed)
+            block.pointee.released.store(false, ordering: .relaxed)
+            keepOrFree(block)
+        }
+    }
+
+    /// Keeps an unpublished, reset block as the spare if it is full-size and the spare slot is
+    /// empty; frees it otherwise.
+    @inlinable
+    func keepOrFree(_ block: UnsafeMutablePointer<Block>) {
+        if block.pointee.capacity == Self.maximumBlockCapacity,
+           spareBlock.compareExchange(expected: nil, desired: block, ordering: .releasing).exchanged {
+            return
+        }
+        Self.deallocateBlock(block)
+    }
+
+    // MARK: Block memory
+
+    /// Byte offsets of the flags and elements in a block allocation of `capacity` slots.
+    @inlinable
+    static func layout(capacity: Int) -> (written: Int, elements: Int, size: Int, alignment: Int) {
+        let written = MemoryLayout<Block>.stride
+        let afterFlags = written + capacity * MemoryLayout<Atomic<Bool>>.stride
+        let elementAlignment = MemoryLayout<Element>.alignment
+        let elements = (afterFlags + elementAlignment - 1) / elementAlignment * elementAlignment
+        let size = elements + capacity * MemoryLayout<Element>.stride
+        let alignment = Swift.max(MemoryLayout<Block>.alignment, elementAlignment)
+        return (written, elements, size, alignment)
+    }
+
+    @inlinable
+    static func allocateBlock(start: Int, capacity: Int) -> UnsafeMutablePointer<Block> {
+        let layout = layout(capacity: capacity)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: layout.size, alignment: layout.alignment)
+        let written = (raw + layout.written).bindMemory(to: Atomic<Bool>.self, capacity: capacity)
+        for offset in 0..<capacity {
+            (written + offset).initialize(to: Atomic(false))
+        }
+        let elements = (raw + layout.elements).bindMemory(to: Element.self, capacity: capacity)
+        let block = raw.bindMemory(to: Block.self, capacity: 1)
+        block.initialize(to: Block(start: start, capacity: capacity, written: written, elements: elements))
+        return block
+    }
+
+    /// Frees a block whose elements have all been moved out or deinitialised.
+    @inlinable
+    static func deallocateBlock(_ block: UnsafeMutablePointer<Block>) {
+        block.pointee.written.deinitialize(count: block.pointee.capacity)
+        block.deinitialize(count: 1)
+        UnsafeMutableRawPointer(block).deallocate()
     }
 }
 
-// `tail` and every node's `next` are atomics (acquire/release); `head` and the elements are
-// touched only by the single consumer, handed over with those atomics' happens-before edges.
+/// 128 bytes of nothing: two cache lines (the adjacent-line prefetcher pulls pairs), placed
+/// between fields written by different threads.
+@usableFromInline
+struct CacheLinePadding: Sendable {
+    @usableFromInline
+    let bytes: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    @usableFromInline
+    init() {}
+}
+
+// `tailIndex`, `tailBlock`, `spareBlock` and the blocks' flags, `next`, `released` and
+// `observedTail` are atomics; an element is handed from its producer to the consumer by the
+// release store / acquire load of its slot's flag; `headIndex`, `headBlock` and `freeHead` are
+// touched only by the single consumer (handed over with a happens-before edge).
 extension MPSCQueue: @unchecked Sendable where Element: Sendable {}

@@ -105,7 +105,7 @@ func runMPSC<Queue: BenchmarkIntQueue>(_ queue: Queue, total: Int, producers: In
                 queue.enqueue(element)
                 checksum &+= element
             }
-            sent.value.add(checksum, ordering: .relaxed)
+            sent.value.wrappingAdd(checksum, ordering: .relaxed)
         })
     }
 

@@ -47,6 +47,40 @@ struct MPSCQueueStressTests {
         drain(producers: 4, perProducer: 50_000)
     }
 
+    @Test func eightProducers_manyBlocks_neitherLoseNorDuplicate() {
+        drain(producers: 8, perProducer: 40_000)
+    }
+
+    /// Class elements across threads: every one is released exactly once (no leak, no double
+    /// release) whether it was dequeued or still queued when the queue went away.
+    @Test func concurrentReferenceElements_areReleasedExactlyOnce() {
+        final class Tracked: Sendable {
+            let onDeinit: @Sendable () -> Void
+            init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let released = LockedValueBox(0)
+        let producers = 4, perProducer = 20_000
+        do {
+            let queue = MPSCQueue<Tracked>()
+            let group = DispatchGroup()
+            for _ in 0..<producers {
+                DispatchQueue.global().async(group: group) {
+                    for _ in 0..<perProducer {
+                        queue.enqueue(Tracked { released.withLockedValue { $0 += 1 } })
+                    }
+                }
+            }
+            // Take half, leave the rest queued for deinit.
+            var taken = 0
+            while taken < producers * perProducer / 2 {
+                if queue.dequeue() != nil { taken += 1 }
+            }
+            group.wait()
+        }
+        #expect(released.withLockedValue { $0 } == producers * perProducer)
+    }
+
     @Test func emptyQueue_dequeuesNilAndIsEmpty() {
         let queue = MPSCQueue<Int>()
         #expect(queue.dequeue() == nil)
