@@ -57,23 +57,37 @@ func runMPSCComparison(total: Int, producers: Int) -> BenchmarkResult {
     _ = runMPSC(MPSCQueue<Int>(), total: warmUp, producers: producers)
     _ = runMPSC(MutexDeque(), total: warmUp, producers: producers)
 
-    let ours = runMPSC(MPSCQueue<Int>(), total: total, producers: producers)
-    let baseline = runMPSC(MutexDeque(), total: total, producers: producers)
+    var ours: [MPSCRunOutcome] = []
+    var baseline: [MPSCRunOutcome] = []
+    let medians = interleavedMedians(
+        rounds: comparisonRounds,
+        ours: {
+            ours.append(runMPSC(MPSCQueue<Int>(), total: total, producers: producers))
+            return ours.last!.seconds
+        },
+        baseline: {
+            baseline.append(runMPSC(MutexDeque(), total: total, producers: producers))
+            return baseline.last!.seconds
+        }
+    )
+    let oursOK = ours.allSatisfy(\.ok)
+    let baselineOK = baseline.allSatisfy(\.ok)
 
     var result = BenchmarkResult(
-        seconds: ours.seconds,
+        seconds: medians.ours,
         msgs: total,
-        baseline: .init(name: "mutex-deque", seconds: baseline.seconds),
-        ok: ours.ok && baseline.ok
+        baseline: .init(name: "mutex-deque", seconds: medians.baseline),
+        ok: oursOK && baselineOK
     )
     result.extra = [
         ("producers", .int(producers)),
-        ("empty_polls", .int(ours.emptyPolls)),
-        ("baseline_empty_polls", .int(baseline.emptyPolls)),
-        ("note", .string("1 msg = 1 enqueue + 1 dequeue; consumer on the main thread")),
+        ("rounds", .int(comparisonRounds)),
+        ("empty_polls", .int(ours.map(\.emptyPolls).reduce(0, +) / max(1, ours.count))),
+        ("baseline_empty_polls", .int(baseline.map(\.emptyPolls).reduce(0, +) / max(1, baseline.count))),
+        ("note", .string("median of interleaved rounds; 1 msg = 1 enqueue + 1 dequeue; consumer on the main thread")),
     ]
-    if !ours.ok { printDiagnostic("mpsc: MPSCQueue self-check failed (\(ours.received) of \(total) received)") }
-    if !baseline.ok { printDiagnostic("mpsc: baseline self-check failed (\(baseline.received) of \(total) received)") }
+    if !oursOK { printDiagnostic("mpsc: MPSCQueue self-check failed") }
+    if !baselineOK { printDiagnostic("mpsc: baseline self-check failed") }
     return result
 }
 

@@ -65,3 +65,36 @@ func printDiagnostic(_ message: String) {
     let line = message + "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
+
+/// Same-process comparison on a noisy machine: runs `ours` and `baseline` alternately,
+/// `rounds` times each (ours first in every round), and returns the median seconds of each.
+/// Alternating spreads drifting background load over both sides.
+func interleavedMedians(
+    rounds: Int,
+    ours: () -> Double,
+    baseline: () -> Double
+) -> (ours: Double, baseline: Double) {
+    var oursTimes: [Double] = []
+    var baselineTimes: [Double] = []
+    for _ in 0..<rounds {
+        oursTimes.append(ours())
+        baselineTimes.append(baseline())
+    }
+    return (median(oursTimes), median(baselineTimes))
+}
+
+/// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// Rounds per side in same-process comparisons (`MAILBOX_BENCH_ROUNDS`, default 3).
+let comparisonRounds: Int = {
+    if let text = getenv("MAILBOX_BENCH_ROUNDS"), let value = Int(String(cString: text)), value > 0 {
+        return value
+    }
+    return 3
+}()
