@@ -65,9 +65,11 @@ public final class MPSCQueue<Element> {
     @inlinable
     static var firstBlockCapacity: Int { 2 }
 
-    /// One array of slots: a header, then `capacity` flags, then `capacity` elements, in one
-    /// allocation. A slot's element is initialised exactly when its flag is set and it has not
-    /// been dequeued yet.
+    /// One array of slots: a header, then `capacity` slots of (element, written flag), in one
+    /// allocation. Each flag sits right after its element, so a producer and a consumer share a
+    /// cache line only when they work within a few slots of each other (with a separate flag
+    /// array they shared the flags' line for every element of the block). A slot's element is
+    /// initialised exactly when its flag is set and it has not been dequeued yet.
     @usableFromInline
     struct Block: ~Copyable {
         /// The next block, appended by a producer with a compare-and-swap from `nil`.
@@ -91,23 +93,32 @@ public final class MPSCQueue<Element> {
         /// Number of slots.
         @usableFromInline
         let capacity: Int
-        /// `capacity` written flags, set (release) by the producer after writing the element.
+        /// `capacity` slots of `MPSCQueue.slotStride` bytes: the element, then its written flag
+        /// (set with release by the producer after writing the element).
         @usableFromInline
-        let written: UnsafeMutablePointer<Atomic<Bool>>
-        /// `capacity` element slots.
-        @usableFromInline
-        let elements: UnsafeMutablePointer<Element>
+        let slots: UnsafeMutableRawPointer
+
+        /// The written flag of slot `offset`.
+        @inlinable
+        func written(_ offset: Int) -> UnsafeMutablePointer<Atomic<Bool>> {
+            (slots + (offset &* MPSCQueue<Element>.slotStride &+ MPSCQueue<Element>.flagOffset)).assumingMemoryBound(to: Atomic<Bool>.self)
+        }
+
+        /// The element of slot `offset`.
+        @inlinable
+        func element(_ offset: Int) -> UnsafeMutablePointer<Element> {
+            (slots + offset &* MPSCQueue<Element>.slotStride).assumingMemoryBound(to: Element.self)
+        }
 
         @usableFromInline
-        init(start: Int, capacity: Int, written: UnsafeMutablePointer<Atomic<Bool>>, elements: UnsafeMutablePointer<Element>) {
+        init(start: Int, capacity: Int, slots: UnsafeMutableRawPointer) {
             self.next = Atomic(nil)
             self.jump = Atomic(nil)
             self.released = Atomic(false)
             self.observedTail = Atomic(0)
             self.start = start
             self.capacity = capacity
-            self.written = written
-            self.elements = elements
+            self.slots = slots
         }
     }
 
@@ -166,8 +177,8 @@ public final class MPSCQueue<Element> {
         while let current = block {
             let start = current.pointee.start
             for offset in 0..<current.pointee.capacity
-            where start + offset >= headIndex && current.pointee.written[offset].load(ordering: .acquiring) {
-                (current.pointee.elements + offset).deinitialize(count: 1)
+            where start + offset >= headIndex && current.pointee.written(offset).pointee.load(ordering: .acquiring) {
+                current.pointee.element(offset).deinitialize(count: 1)
             }
             block = current.pointee.next.load(ordering: .acquiring)
             Self.deallocateBlock(current)
@@ -187,8 +198,8 @@ public final class MPSCQueue<Element> {
             block = findBlock(holding: index, from: block)
         }
         let slot = index &- block.pointee.start
-        (block.pointee.elements + slot).initialize(to: element)
-        block.pointee.written[slot].store(true, ordering: .releasing)
+        block.pointee.element(slot).initialize(to: element)
+        block.pointee.written(slot).pointee.store(true, ordering: .releasing)
     }
 
     /// Removes and returns the oldest element, or `nil` when the queue is empty.
@@ -203,9 +214,9 @@ public final class MPSCQueue<Element> {
             let block = headBlock
             let slot = headIndex &- block.pointee.start
             if slot < block.pointee.capacity {
-                if block.pointee.written[slot].load(ordering: .acquiring) {
+                if block.pointee.written(slot).pointee.load(ordering: .acquiring) {
                     headIndex &+= 1
-                    return (block.pointee.elements + slot).move()
+                    return block.pointee.element(slot).move()
                 }
             } else if let next = block.pointee.next.load(ordering: .acquiring) {
                 headBlock = next
@@ -300,7 +311,7 @@ public final class MPSCQueue<Element> {
     /// Whether every slot of `block` has been written.
     @inlinable
     func isFullyWritten(_ block: UnsafeMutablePointer<Block>) -> Bool {
-        for offset in 0..<block.pointee.capacity where !block.pointee.written[offset].load(ordering: .acquiring) {
+        for offset in 0..<block.pointee.capacity where !block.pointee.written(offset).pointee.load(ordering: .acquiring) {
             return false
         }
         return true
@@ -317,7 +328,7 @@ public final class MPSCQueue<Element> {
             freeHead = block.pointee.next.load(ordering: .acquiring)!
             // Reset for reuse: every element was moved out by `dequeue`.
             for offset in 0..<block.pointee.capacity {
-                block.pointee.written[offset].store(false, ordering: .relaxed)
+                block.pointee.written(offset).pointee.store(false, ordering: .relaxed)
             }
             block.pointee.next.store(nil, ordering: .relaxed)
             block.pointee.jump.store(nil, ordering: .relaxed)
@@ -339,36 +350,50 @@ public final class MPSCQueue<Element> {
 
     // MARK: Block memory
 
-    /// Byte offsets of the flags and elements in a block allocation of `capacity` slots.
+    /// Bytes from a slot's start to its written flag (the element comes first).
     @inlinable
-    static func layout(capacity: Int) -> (written: Int, elements: Int, size: Int, alignment: Int) {
-        let written = MemoryLayout<Block>.stride
-        let afterFlags = written + capacity * MemoryLayout<Atomic<Bool>>.stride
-        let elementAlignment = MemoryLayout<Element>.alignment
-        let elements = (afterFlags + elementAlignment - 1) / elementAlignment * elementAlignment
-        let size = elements + capacity * MemoryLayout<Element>.stride
-        let alignment = Swift.max(MemoryLayout<Block>.alignment, elementAlignment)
-        return (written, elements, size, alignment)
+    static var flagOffset: Int { MemoryLayout<Element>.size }
+
+    /// Bytes per slot: the element, its flag, padding to the element's alignment.
+    @inlinable
+    static var slotStride: Int {
+        let alignment = MemoryLayout<Element>.alignment
+        return (flagOffset + MemoryLayout<Atomic<Bool>>.size + alignment - 1) / alignment * alignment
+    }
+
+    /// Bytes from the block's start to its first slot.
+    @inlinable
+    static var slotsOffset: Int {
+        let alignment = slotAlignment
+        return (MemoryLayout<Block>.stride + alignment - 1) / alignment * alignment
     }
 
     @inlinable
+    static var slotAlignment: Int { Swift.max(MemoryLayout<Element>.alignment, MemoryLayout<Atomic<Bool>>.alignment) }
+
+    @inlinable
     static func allocateBlock(start: Int, capacity: Int) -> UnsafeMutablePointer<Block> {
-        let layout = layout(capacity: capacity)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: layout.size, alignment: layout.alignment)
-        let written = (raw + layout.written).bindMemory(to: Atomic<Bool>.self, capacity: capacity)
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: slotsOffset + capacity * slotStride,
+            alignment: Swift.max(MemoryLayout<Block>.alignment, slotAlignment)
+        )
+        let slots = raw + slotsOffset
         for offset in 0..<capacity {
-            (written + offset).initialize(to: Atomic(false))
+            let slot = slots + offset * slotStride
+            slot.bindMemory(to: Element.self, capacity: 1)
+            (slot + flagOffset).bindMemory(to: Atomic<Bool>.self, capacity: 1).initialize(to: Atomic(false))
         }
-        let elements = (raw + layout.elements).bindMemory(to: Element.self, capacity: capacity)
         let block = raw.bindMemory(to: Block.self, capacity: 1)
-        block.initialize(to: Block(start: start, capacity: capacity, written: written, elements: elements))
+        block.initialize(to: Block(start: start, capacity: capacity, slots: slots))
         return block
     }
 
     /// Frees a block whose elements have all been moved out or deinitialised.
     @inlinable
     static func deallocateBlock(_ block: UnsafeMutablePointer<Block>) {
-        block.pointee.written.deinitialize(count: block.pointee.capacity)
+        for offset in 0..<block.pointee.capacity {
+            block.pointee.written(offset).deinitialize(count: 1)
+        }
         block.deinitialize(count: 1)
         UnsafeMutableRawPointer(block).deallocate()
     }
