@@ -155,6 +155,13 @@ public final class MPSCQueue<Element> {
     @exclusivity(unchecked)
     var freeHead: UnsafeMutablePointer<Block>
 
+    /// The last value of `tailIndex` the consumer read: positions below it are taken, so the
+    /// consumer can wait for them without reading `tailIndex` again (it may fall behind
+    /// `headIndex`, since written slots are dequeued without reading `tailIndex`). Consumer only.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var knownTail: Int
+
     /// One recycled full-size block, ready for the next append (exchange-based hand-off:
     /// whoever swaps it out owns it).
     @usableFromInline
@@ -168,6 +175,7 @@ public final class MPSCQueue<Element> {
         headIndex = 0
         headBlock = first
         freeHead = first
+        knownTail = 0
         spareBlock = Atomic(nil)
     }
 
@@ -223,8 +231,12 @@ public final class MPSCQueue<Element> {
                 recycleConsumedBlocks()
                 continue
             }
-            if tailIndex.load(ordering: .acquiring) == headIndex {
-                return nil
+            // Not written yet: empty, or a producer is between taking the position and writing
+            // it. Read the producers' counter only when the last value read is used up, so
+            // waiting for a known producer does not pull their cache line away every spin.
+            if headIndex >= knownTail {
+                knownTail = tailIndex.load(ordering: .acquiring)
+                if knownTail == headIndex { return nil }
             }
             spins &+= 1
             if spins > 64 { sched_yield() }
