@@ -262,7 +262,11 @@ public final class MPSCQueue<Element> {
     @inlinable
     func findBlock(holding index: Int, from start: UnsafeMutablePointer<Block>) -> UnsafeMutablePointer<Block> {
         var block = start
-        var mayMoveTail = true
+        // Checking whether a block is fully written reads all its slots; while a preempted
+        // producer pins `tailBlock`, every walker paying for that check cost 20% of the mpsc
+        // benchmark. One position in 8 checks: the tail still moves within 8 enqueues of the
+        // block being written, and the others go straight to the `jump` shortcut.
+        var mayMoveTail = index & 7 == 0
         while index &- block.pointee.start >= block.pointee.capacity {
             if mayMoveTail {
                 if isFullyWritten(block) {
