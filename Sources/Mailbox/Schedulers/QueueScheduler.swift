@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scheduler backed by a serial `DispatchQueue`.
 ///
@@ -12,12 +13,24 @@ import Foundation
 ///
 /// Thread-safety: schedule from any thread. `currentDate` is the wall clock.
 ///
-/// What keeps what alive: each scheduled action is retained until it runs or is cancelled (a
-/// cancelled timed action is released at once, not at its date); a repeating timer is retained
-/// until its disposable is disposed.
+/// Batching: actions from `schedule(_:)` wait in a lock-free queue of the scheduler's own and
+/// run in *drains*, dispatch blocks on `queue` that run up to 64 of them each, in order. Blocks
+/// that other code submits straight to `queue` interleave with whole drains, not with each
+/// action.
+///
+/// What keeps what alive: each scheduled action (and the scheduler) is retained until its turn
+/// comes, when it runs or, if cancelled, is dropped; a cancelled timed action is released at
+/// once, not at its date; a repeating timer is retained until its disposable is disposed.
 public final class QueueScheduler: DateScheduler {
     /// The serial queue actions run on.
     public let queue: DispatchQueue
+
+    /// Actions from `schedule(_:)` not yet run, in order; consumed only by `drain()` on `queue`.
+    private let pending = MPSCQueue<ScheduledAction>()
+
+    /// Whether a `drain()` is scheduled or running on `queue`. Set by the producer that finds it
+    /// clear (that producer dispatches the drain); cleared by the drain when `pending` is empty.
+    private let drainScheduled = Atomic<Bool>(false)
 
     /// A scheduler on the main queue.
     public static let main = QueueScheduler(internalQueue: .main)
@@ -46,14 +59,47 @@ public final class QueueScheduler: DateScheduler {
 
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
-        let disposable = AnyDisposable()
-        queue.async {
-            if !disposable.isDisposed {
-                action()
+        // One object is both the returned disposable and the queued entry. Actions wait in
+        // `pending` and a single drain block on `queue` runs them in order, so the common case
+        // costs one allocation and two atomics instead of a dispatch block per action
+        // (measured: 1.8x a raw `queue.async {}` per action before, see mailbox-bench
+        // schedule-queue and the commit message).
+        let scheduled = ScheduledAction(action)
+        pending.enqueue(scheduled)
+        if !drainScheduled.exchange(true, ordering: .acquiringAndReleasing) {
+            queue.async { self.drain() }
+        }
+        return scheduled
+    }
+
+    /// Runs pending actions on `queue`, at most `drainRunLength` per dispatch block so that
+    /// other work on the same queue (timers, the caller's own blocks) keeps its turn.
+    ///
+    /// Only one drain is scheduled or running at a time (`drainScheduled`), and drains run on
+    /// the serial `queue`, so `pending` has one consumer.
+    private func drain() {
+        var ran = 0
+        while true {
+            while ran < Self.drainRunLength, let scheduled = pending.dequeue() {
+                scheduled.runUnlessDisposed()
+                ran &+= 1
+            }
+            if ran == Self.drainRunLength {
+                // Yield the queue; the flag stays set, so the next block is the one drain.
+                queue.async { self.drain() }
+                return
+            }
+            // Empty: clear the flag (acquiring what any producer that saw it set published),
+            // then look again so an action enqueued just before the clear is not stranded.
+            _ = drainScheduled.exchange(false, ordering: .acquiringAndReleasing)
+            if pending.isEmpty || drainScheduled.exchange(true, ordering: .acquiringAndReleasing) {
+                return
             }
         }
-        return disposable
     }
+
+    /// Actions run per dispatch block before the drain yields the queue.
+    private static var drainRunLength: Int { 64 }
 
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
@@ -114,6 +160,30 @@ extension DispatchQueue {
                 pending.take()?()
             }
         }
+    }
+}
+
+/// An action waiting in a queue, and the disposable that cancels it: one allocation per
+/// `schedule(_:)`.
+///
+/// Disposing before the queue reaches it means the action never runs; the action stays
+/// retained until the queue reaches it either way (as with a plain closure in the queue).
+final class ScheduledAction: Disposable {
+    /// Set by the first `dispose()`.
+    private let disposed = Atomic<Bool>(false)
+    private let action: @Sendable () -> Void
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+
+    func dispose() { disposed.store(true, ordering: .releasing) }
+
+    /// Runs the action unless the disposable was disposed first. Called once, by the drain.
+    func runUnlessDisposed() {
+        if !disposed.load(ordering: .acquiring) { action() }
     }
 }
 

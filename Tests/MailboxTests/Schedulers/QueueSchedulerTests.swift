@@ -8,8 +8,12 @@ extension RealTimeSchedulers {
     struct QueueSchedulerTests {
         let scheduler = QueueScheduler(name: "MailboxTests.QueueScheduler")
 
-        /// Waits until everything already enqueued on the scheduler's queue has run.
+        /// Waits until everything already scheduled has run: a marker through the scheduler
+        /// itself (FIFO), then the queue (for timers' blocks already dispatched to it).
         func drain() {
+            let flushed = DispatchSemaphore(value: 0)
+            scheduler.schedule { flushed.signal() }
+            flushed.wait()
             scheduler.queue.sync {}
         }
 

@@ -33,8 +33,11 @@ enum SchedulerKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
                 hold: { scheduler.queue.suspend() },
                 open: { scheduler.queue.resume() },
                 settle: {
-                    scheduler.queue.sync {}
-                    return true
+                    // Through the scheduler: its own actions are FIFO, while blocks submitted
+                    // straight to `queue` interleave with whole drains (documented batching).
+                    let flushed = DispatchSemaphore(value: 0)
+                    scheduler.schedule { flushed.signal() }
+                    return flushed.waitBounded()
                 }
             )
         case .operationQueueSerial, .operationQueueWide:
