@@ -1,0 +1,308 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The shared state of one `Signal`: its observers, its status and its generator's disposable.
+///
+/// Two locks, as in ReactiveSwift:
+/// - `sendLock` serialises delivery: it is held while one event is delivered to every observer.
+///   A value sent while it is held (from another thread) waits; a value sent recursively from an
+///   observer on the same thread is a precondition failure (`EDEADLK` in debug builds).
+/// - `stateLock` protects `status`, `observers`, `disposable` and `isSignalReleased`; it is
+///   never held while user code runs.
+///
+/// Terminal events never wait for `sendLock`: they record themselves in `status` and whoever
+/// holds (or next acquires) `sendLock` delivers them after the current value has reached every
+/// observer. That makes a terminal event sent from inside an observer (a "recursive" terminal
+/// event) legal, and deferred.
+///
+/// Values are delivered to `snapshot`, a copy of the observers owned by `sendLock`; observing or
+/// detaching marks it stale through `flags`, so a steady stream of values takes one lock and
+/// one atomic load per event.
+@usableFromInline
+final class _SignalCore<Value, Error: Swift.Error> {
+    @usableFromInline
+    typealias Observer = Signal<Value, Error>.Observer
+
+    @usableFromInline
+    enum Status {
+        case alive
+        /// A terminal event is waiting for `sendLock`.
+        case terminating(Event<Value, Error>)
+        case terminated
+    }
+
+    /// `flags` bit: `snapshot` is stale.
+    @usableFromInline
+    static var staleBit: UInt8 { 1 }
+
+    /// `flags` bit: a terminal event is waiting to be delivered.
+    @usableFromInline
+    static var terminatingBit: UInt8 { 2 }
+
+    /// Held while an event is delivered; protects `snapshot`.
+    @usableFromInline
+    let sendLock = Lock()
+
+    /// Protects `status`, `observers`, `disposable`, `isSignalReleased`. Never held while user
+    /// code runs.
+    @usableFromInline
+    let stateLock = Lock()
+
+    /// Protected by `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var status: Status = .alive
+
+    /// Protected by `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var observers = Bag<Observer>()
+
+    /// Disposed when the signal terminates (or is torn down unobserved). Protected by
+    /// `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var disposable: (any Disposable)?
+
+    /// Whether the `Signal` object is gone, so no new observer can arrive. Protected by
+    /// `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var isSignalReleased = false
+
+    /// The observers values are delivered to. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshot: ContiguousArray<Observer> = []
+
+    /// `snapshot` without reference counting, for delivery: `snapshot` keeps every element
+    /// alive, and only the holder of `sendLock` replaces it. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var unretainedSnapshot: ContiguousArray<Unmanaged<Observer>> = []
+
+    /// `staleBit | terminatingBit`; set under `stateLock`, read under `sendLock` or after it.
+    @usableFromInline
+    let flags = Atomic<UInt8>(0)
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    init(observer: Observer) {
+        observers.insert(observer)
+        setSnapshot(observers.elements)
+    }
+
+    // MARK: Sending
+
+    @inlinable
+    func send(_ event: Event<Value, Error>) {
+        if case let .value(value) = event {
+            sendValue(value)
+        } else {
+            sendTerminal(event)
+        }
+    }
+
+    @inlinable
+    func sendValue(_ value: Value) {
+        sendLock.lock()
+        let current = flags.load(ordering: .sequentiallyConsistent)
+        if current != 0 {
+            if current & Self.terminatingBit != 0 {
+                let disposable = commitTerminationWhileSending()
+                sendLock.unlock()
+                disposable?.dispose()
+                return
+            }
+            refreshSnapshot()
+        }
+        let event = Event<Value, Error>.value(value)
+        unretainedSnapshot.withUnsafeBufferPointer { observers in
+            for observer in observers {
+                observer._withUnsafeGuaranteedRef { $0.send(event) }
+            }
+        }
+        sendLock.unlock()
+        if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
+            tryToCommitTermination()
+        }
+    }
+
+    /// Requires `sendLock` (or exclusive ownership, in `init`).
+    @inlinable
+    func setSnapshot(_ observers: ContiguousArray<Observer>) {
+        snapshot = observers
+        unretainedSnapshot = ContiguousArray(observers.lazy.map { Unmanaged.passUnretained($0) })
+    }
+
+    @inlinable
+    func refreshSnapshot() {
+        stateLock.lock()
+        flags.bitwiseAnd(~Self.staleBit, ordering: .sequentiallyConsistent)
+        if case .alive = status {
+            setSnapshot(observers.elements)
+        } else {
+            setSnapshot([])
+        }
+        stateLock.unlock()
+    }
+
+    @inlinable
+    func sendTerminal(_ event: Event<Value, Error>) {
+        stateLock.lock()
+        guard case .alive = status else {
+            stateLock.unlock()
+            return
+        }
+        status = .terminating(event)
+        flags.bitwiseOr(Self.terminatingBit, ordering: .sequentiallyConsistent)
+        stateLock.unlock()
+        tryToCommitTermination()
+    }
+
+    /// Delivers a pending terminal event unless another delivery is under way (on this thread:
+    /// a recursive terminal event; on another: a concurrent value), in which case that delivery
+    /// commits it when it finishes.
+    @inlinable
+    func tryToCommitTermination() {
+        guard pthread_mutex_trylock(sendLock.mutex) == 0 else { return }
+        let disposable = commitTerminationWhileSending()
+        sendLock.unlock()
+        disposable?.dispose()
+    }
+
+    /// Requires `sendLock`. Delivers the pending terminal event, releases every observer and
+    /// returns the generator's disposable for the caller to dispose once `sendLock` is released.
+    @inlinable
+    func commitTerminationWhileSending() -> (any Disposable)? {
+        stateLock.lock()
+        guard case let .terminating(event) = status else {
+            stateLock.unlock()
+            return nil
+        }
+        status = .terminated
+        let taken = observers.removeAll()
+        let disposable = self.disposable
+        self.disposable = nil
+        flags.store(0, ordering: .sequentiallyConsistent)
+        stateLock.unlock()
+        setSnapshot([])
+        for observer in taken {
+            observer.send(event)
+        }
+        return disposable
+    }
+
+    // MARK: Observing
+
+    @inlinable
+    func observe(_ observer: Observer) -> (any Disposable)? {
+        stateLock.lock()
+        if case .alive = status {
+            let token = observers.insert(observer)
+            flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+            stateLock.unlock()
+            return _ObserverRemoval(core: self, token: token)
+        }
+        stateLock.unlock()
+        observer.sendInterrupted()
+        return nil
+    }
+
+    @inlinable
+    func removeObserver(_ token: Bag<Observer>.Token) {
+        stateLock.lock()
+        let removed: Observer?
+        switch status {
+        case .alive, .terminating:
+            removed = observers.remove(using: token)
+        case .terminated:
+            removed = nil
+        }
+        flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+        let teardown = tearDownIfUnreachableLocked()
+        stateLock.unlock()
+        _ = removed
+        teardown?.dispose()
+    }
+
+    /// Called when the `Signal` object deinitialises.
+    @inlinable
+    func signalReleased() {
+        stateLock.lock()
+        isSignalReleased = true
+        let teardown = tearDownIfUnreachableLocked()
+        stateLock.unlock()
+        teardown?.dispose()
+    }
+
+    /// Requires `stateLock`. A live signal with no observers and no `Signal` object can never
+    /// deliver again: end it silently and hand back its disposable.
+    @inlinable
+    func tearDownIfUnreachableLocked() -> (any Disposable)? {
+        guard case .alive = status, isSignalReleased, observers.isEmpty else { return nil }
+        status = .terminated
+        flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+        let disposable = self.disposable
+        self.disposable = nil
+        return disposable
+    }
+
+    /// Stores the generator's disposable, or disposes it at once if the signal has terminated.
+    @inlinable
+    func setDisposable(_ disposable: (any Disposable)?) {
+        guard let disposable else { return }
+        stateLock.lock()
+        if case .terminated = status {
+            stateLock.unlock()
+            disposable.dispose()
+            return
+        }
+        self.disposable = disposable
+        stateLock.unlock()
+    }
+
+    /// Whether the signal has terminated (or is delivering its terminal event).
+    @inlinable
+    var isTerminated: Bool {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        if case .alive = status { return false }
+        return true
+    }
+}
+
+// Every mutable property is protected by `stateLock` or `sendLock`, as documented beside it.
+extension _SignalCore: @unchecked Sendable {}
+
+/// Detaches one observer from a signal; silent (the observer receives nothing more).
+@usableFromInline
+final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
+    @usableFromInline
+    let state = Atomic<Bool>(false)
+
+    @usableFromInline
+    let core: _SignalCore<Value, Error>
+
+    @usableFromInline
+    let token: Bag<Signal<Value, Error>.Observer>.Token
+
+    @inlinable
+    init(core: _SignalCore<Value, Error>, token: Bag<Signal<Value, Error>.Observer>.Token) {
+        self.core = core
+        self.token = token
+    }
+
+    @inlinable
+    var isDisposed: Bool { state.load(ordering: .acquiring) }
+
+    @inlinable
+    func dispose() {
+        if !state.exchange(true, ordering: .acquiringAndReleasing) {
+            core.removeObserver(token)
+        }
+    }
+}

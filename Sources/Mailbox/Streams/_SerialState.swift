@@ -1,0 +1,34 @@
+/// Mutable state of a single-input operator, touched only while the upstream signal delivers
+/// an event.
+///
+/// A signal delivers its events serially, under its `sendLock`, so an operator that observes
+/// exactly one signal needs no lock of its own for its state: the upstream lock orders every
+/// access (and ThreadSanitizer sees that ordering).
+@usableFromInline
+final class _SerialState<State> {
+    /// Accessed only from inside the serial delivery of the one signal this state belongs to.
+    @usableFromInline
+    var value: State
+
+    @inlinable
+    init(_ value: State) {
+        self.value = value
+    }
+}
+
+// Accessed only within one signal's serial delivery, ordered by that signal's `sendLock`.
+extension _SerialState: @unchecked Sendable {}
+
+/// A value captured by a `@Sendable` closure that only moves it across threads in the way the
+/// stream contracts already allow for `Value` (stored, then handed to an observer).
+@usableFromInline
+struct _Carried<T>: @unchecked Sendable {
+    // Never mutated after `init`; handed on exactly as a signal hands on its values.
+    @usableFromInline
+    let value: T
+
+    @inlinable
+    init(_ value: T) {
+        self.value = value
+    }
+}
