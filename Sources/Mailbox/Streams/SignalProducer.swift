@@ -229,8 +229,10 @@ extension SignalProducer {
         }
     }
 
-    /// Applies a binary signal operator to every run of this producer and of `other`
-    /// (started after this one).
+    /// Applies a binary signal operator to every run of this producer and of `other`.
+    ///
+    /// Both signals are set up (and the operator attached) before either run starts; then
+    /// `other`'s run starts, then this producer's.
     @inlinable
     public func lift<U, F, V, G>(
         _ transform: @escaping @Sendable (Signal<Value, Error>) -> @Sendable (Signal<U, F>) -> Signal<V, G>

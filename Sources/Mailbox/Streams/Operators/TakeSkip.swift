@@ -162,7 +162,7 @@ extension SignalProducer {
     }
 
     /// Forwards events until `trigger` sends a value or completes; see
-    /// `Signal.take(until:)`. `trigger` is started after this producer.
+    /// `Signal.take(until:)`. `trigger` starts before this producer.
     public func take(until trigger: SignalProducer<(), Never>) -> SignalProducer<Value, Error> {
         lift { (signal: Signal<Value, Error>) in { @Sendable (trigger: Signal<(), Never>) in signal.take(until: trigger) } }(trigger)
     }
@@ -194,7 +194,7 @@ extension SignalProducer {
         lift { $0.skip(until: trigger) }
     }
 
-    /// Drops values until `trigger` sends a value or completes; `trigger` starts after this
+    /// Drops values until `trigger` sends a value or completes; `trigger` starts before this
     /// producer.
     public func skip(until trigger: SignalProducer<(), Never>) -> SignalProducer<Value, Error> {
         lift { (signal: Signal<Value, Error>) in { @Sendable (trigger: Signal<(), Never>) in signal.skip(until: trigger) } }(trigger)
