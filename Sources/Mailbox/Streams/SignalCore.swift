@@ -109,13 +109,20 @@ final class _SignalCore<Value, Error: Swift.Error> {
     @inlinable
     func sendValue(_ value: Value) {
         sendLock.lock()
+        let outcome = deliverWhileSending(value)
+        sendLock.unlock()
+        finishSending(outcome)
+    }
+
+    /// Requires `sendLock`. Delivers `value` to every observer — or, if a terminal event is
+    /// pending, delivers that instead and returns `.terminated` with the disposable to
+    /// dispose after unlocking.
+    @inlinable
+    func deliverWhileSending(_ value: Value) -> _SendOutcome {
         let current = flags.load(ordering: .sequentiallyConsistent)
         if current != 0 {
             if current & Self.terminatingBit != 0 {
-                let disposable = commitTerminationWhileSending()
-                sendLock.unlock()
-                disposable?.dispose()
-                return
+                return .terminated(commitTerminationWhileSending())
             }
             refreshSnapshot()
         }
@@ -125,10 +132,36 @@ final class _SignalCore<Value, Error: Swift.Error> {
                 observer._withUnsafeGuaranteedRef { $0.send(event) }
             }
         }
-        sendLock.unlock()
-        if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
+        return .delivered
+    }
+
+    /// Call after releasing `sendLock` with what `deliverWhileSending` returned.
+    @inlinable
+    func finishSending(_ outcome: _SendOutcome) {
+        if case let .terminated(disposable) = outcome {
+            disposable?.dispose()
+        } else if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
             tryToCommitTermination()
         }
+    }
+
+    /// Runs `update` holding `sendLock`, then delivers the value it returns: the value and
+    /// its delivery are one step with respect to other senders (what `MutableProperty`
+    /// needs). If `update` throws, nothing is sent.
+    @inlinable
+    func sendValue<R, E: Swift.Error>(updating update: () throws(E) -> (result: R, value: Value)) throws(E) -> R {
+        sendLock.lock()
+        let updated: (result: R, value: Value)
+        do {
+            updated = try update()
+        } catch {
+            sendLock.unlock()
+            throw error
+        }
+        let outcome = deliverWhileSending(updated.value)
+        sendLock.unlock()
+        finishSending(outcome)
+        return updated.result
     }
 
     /// Requires `sendLock` (or exclusive ownership, in `init`).
@@ -305,4 +338,13 @@ final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
             core.removeObserver(token)
         }
     }
+}
+
+/// What `_SignalCore.deliverWhileSending` did.
+@usableFromInline
+enum _SendOutcome {
+    /// The value reached every observer.
+    case delivered
+    /// A pending terminal event was delivered instead; dispose this once `sendLock` is free.
+    case terminated((any Disposable)?)
 }
