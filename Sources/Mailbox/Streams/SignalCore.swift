@@ -59,9 +59,9 @@ final class _SignalCore<Value, Error: Swift.Error> {
     @usableFromInline @exclusivity(unchecked)
     var status: Status = .alive
 
-    /// Protected by `stateLock`.
+    /// Protected by `stateLock`. In insertion order; shared copy-on-write with `snapshot`.
     @usableFromInline @exclusivity(unchecked)
-    var observers = Bag<Observer>()
+    var observers = _ObserverList<Value, Error>()
 
     /// Disposed when the signal terminates (or is torn down unobserved). Protected by
     /// `stateLock`.
@@ -73,14 +73,10 @@ final class _SignalCore<Value, Error: Swift.Error> {
     @usableFromInline @exclusivity(unchecked)
     var isSignalReleased = false
 
-    /// The observers values are delivered to. Protected by `sendLock`.
+    /// The observers values are delivered to: a copy of `observers.entries` (sharing its
+    /// storage until either changes). Protected by `sendLock`.
     @usableFromInline @exclusivity(unchecked)
-    var snapshot: ContiguousArray<Observer> = []
-
-    /// `snapshot` without reference counting, for delivery: `snapshot` keeps every element
-    /// alive, and only the holder of `sendLock` replaces it. Protected by `sendLock`.
-    @usableFromInline @exclusivity(unchecked)
-    var unretainedSnapshot: ContiguousArray<Unmanaged<Observer>> = []
+    var snapshot: ContiguousArray<_ObserverEntry<Value, Error>> = []
 
     /// `staleBit | terminatingBit`; set under `stateLock`, read under `sendLock` or after it.
     @usableFromInline
@@ -92,7 +88,7 @@ final class _SignalCore<Value, Error: Swift.Error> {
     @inlinable
     init(observer: Observer) {
         observers.insert(observer)
-        setSnapshot(observers.elements)
+        snapshot = observers.entries
     }
 
     // MARK: Sending
@@ -127,9 +123,12 @@ final class _SignalCore<Value, Error: Swift.Error> {
             refreshSnapshot()
         }
         let event = Event<Value, Error>.value(value)
-        unretainedSnapshot.withUnsafeBufferPointer { observers in
-            for observer in observers {
-                observer._withUnsafeGuaranteedRef { $0.send(event) }
+        // `snapshot` retains every observer and only this thread (holding `sendLock`) can
+        // replace it, so delivering through unretained references is safe and saves a
+        // retain/release per observer per event.
+        snapshot.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                entries[index].unretained._withUnsafeGuaranteedRef { $0.send(event) }
             }
         }
         return .delivered
@@ -166,9 +165,8 @@ final class _SignalCore<Value, Error: Swift.Error> {
 
     /// Requires `sendLock` (or exclusive ownership, in `init`).
     @inlinable
-    func setSnapshot(_ observers: ContiguousArray<Observer>) {
-        snapshot = observers
-        unretainedSnapshot = ContiguousArray(observers.lazy.map { Unmanaged.passUnretained($0) })
+    func setSnapshot(_ entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
+        snapshot = entries
     }
 
     @inlinable
@@ -176,7 +174,7 @@ final class _SignalCore<Value, Error: Swift.Error> {
         stateLock.lock()
         flags.bitwiseAnd(~Self.staleBit, ordering: .sequentiallyConsistent)
         if case .alive = status {
-            setSnapshot(observers.elements)
+            setSnapshot(observers.entries)
         } else {
             setSnapshot([])
         }
@@ -223,8 +221,8 @@ final class _SignalCore<Value, Error: Swift.Error> {
         flags.store(0, ordering: .sequentiallyConsistent)
         stateLock.unlock()
         setSnapshot([])
-        for observer in taken {
-            observer.send(event)
+        for entry in taken {
+            entry.observer.send(event)
         }
         return disposable
     }
@@ -246,7 +244,7 @@ final class _SignalCore<Value, Error: Swift.Error> {
     }
 
     @inlinable
-    func removeObserver(_ token: Bag<Observer>.Token) {
+    func removeObserver(_ token: UInt64) {
         stateLock.lock()
         let removed: Observer?
         switch status {
@@ -321,10 +319,10 @@ final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
     let core: _SignalCore<Value, Error>
 
     @usableFromInline
-    let token: Bag<Signal<Value, Error>.Observer>.Token
+    let token: UInt64
 
     @inlinable
-    init(core: _SignalCore<Value, Error>, token: Bag<Signal<Value, Error>.Observer>.Token) {
+    init(core: _SignalCore<Value, Error>, token: UInt64) {
         self.core = core
         self.token = token
     }
@@ -347,4 +345,71 @@ enum _SendOutcome {
     case delivered
     /// A pending terminal event was delivered instead; dispose this once `sendLock` is free.
     case terminated((any Disposable)?)
+}
+
+/// One observer of a signal, with the token that removes it and an unretained reference for
+/// delivery.
+@usableFromInline
+struct _ObserverEntry<Value, Error: Swift.Error> {
+    @usableFromInline
+    let token: UInt64
+
+    @usableFromInline
+    let observer: Signal<Value, Error>.Observer
+
+    @usableFromInline
+    let unretained: Unmanaged<Signal<Value, Error>.Observer>
+
+    @inlinable
+    init(token: UInt64, observer: Signal<Value, Error>.Observer) {
+        self.token = token
+        self.observer = observer
+        self.unretained = .passUnretained(observer)
+    }
+}
+
+/// The observers of a signal, in insertion order, removable by token. Like `Bag`, but one
+/// array of entries that delivery can share without copying. Not thread-safe: the core's
+/// `stateLock` protects it.
+@usableFromInline
+struct _ObserverList<Value, Error: Swift.Error> {
+    @usableFromInline
+    var entries: ContiguousArray<_ObserverEntry<Value, Error>> = []
+
+    @usableFromInline
+    var nextToken: UInt64 = 0
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    var isEmpty: Bool { entries.isEmpty }
+
+    @inlinable
+    @discardableResult
+    mutating func insert(_ observer: Signal<Value, Error>.Observer) -> UInt64 {
+        let token = nextToken
+        nextToken &+= 1
+        entries.append(_ObserverEntry(token: token, observer: observer))
+        return token
+    }
+
+    /// - Complexity: O(n); O(1) for the most recent observer.
+    @inlinable
+    mutating func remove(using token: UInt64) -> Signal<Value, Error>.Observer? {
+        var index = entries.count - 1
+        while index >= 0 {
+            if entries[index].token == token { return entries.remove(at: index).observer }
+            if entries[index].token < token { return nil }
+            index -= 1
+        }
+        return nil
+    }
+
+    @inlinable
+    mutating func removeAll() -> ContiguousArray<_ObserverEntry<Value, Error>> {
+        let taken = entries
+        entries = []
+        return taken
+    }
 }
