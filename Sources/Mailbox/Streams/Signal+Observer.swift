@@ -19,11 +19,17 @@ extension Signal {
         @usableFromInline
         let core: _SignalCore<Value, Error>?
 
+        /// `core`, typed as its non-generic base, so `deinit` can check it without generic
+        /// metadata. Unowned: `core` keeps it alive.
+        @usableFromInline
+        unowned(unsafe) let _coreBase: _SignalCoreBase?
+
         /// Creates an observer that runs `action` for each event.
         @inlinable
         public init(_ action: @escaping Action) {
             self.action = action
             self.core = nil
+            self._coreBase = nil
         }
 
         /// Creates an input observer for `core`; it interrupts the signal on deinit.
@@ -31,6 +37,7 @@ extension Signal {
         init(core: _SignalCore<Value, Error>) {
             self.action = nil
             self.core = core
+            self._coreBase = core
         }
 
         /// Creates an observer that runs the closure matching each event; a missing closure
@@ -53,6 +60,9 @@ extension Signal {
         }
 
         deinit {
+            // Checked through the non-generic base first: releasing the input of a signal
+            // that has terminated (the common case) then costs no generic code.
+            guard let base = _coreBase, !base.hasTerminated else { return }
             core?.sendTerminal(.interrupted)
         }
 

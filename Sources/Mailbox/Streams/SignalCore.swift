@@ -26,7 +26,7 @@ import Darwin
 /// detaching marks it stale through `flags`, so a steady stream of values takes one lock and
 /// one atomic load per event.
 @usableFromInline
-final class _SignalCore<Value, Error: Swift.Error> {
+final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline
     typealias Observer = Signal<Value, Error>.Observer
 
@@ -38,13 +38,6 @@ final class _SignalCore<Value, Error: Swift.Error> {
         case terminated
     }
 
-    /// `flags` bit: `snapshot` is stale.
-    @usableFromInline
-    static var staleBit: UInt8 { 1 }
-
-    /// `flags` bit: a terminal event is waiting to be delivered.
-    @usableFromInline
-    static var terminatingBit: UInt8 { 2 }
 
     /// Held while an event is delivered; protects `snapshot`.
     @usableFromInline
@@ -78,12 +71,8 @@ final class _SignalCore<Value, Error: Swift.Error> {
     @usableFromInline @exclusivity(unchecked)
     var snapshot: ContiguousArray<_ObserverEntry<Value, Error>> = []
 
-    /// `staleBit | terminatingBit`; set under `stateLock`, read under `sendLock` or after it.
-    @usableFromInline
-    let flags = Atomic<UInt8>(0)
-
     @inlinable
-    init() {}
+    override init() {}
 
     @inlinable
     init(observer: Observer) {
@@ -218,7 +207,7 @@ final class _SignalCore<Value, Error: Swift.Error> {
         let taken = observers.removeAll()
         let disposable = self.disposable
         self.disposable = nil
-        flags.store(0, ordering: .sequentiallyConsistent)
+        flags.store(Self.terminatedBit, ordering: .sequentiallyConsistent)
         stateLock.unlock()
         setSnapshot([])
         for entry in taken {
@@ -276,7 +265,7 @@ final class _SignalCore<Value, Error: Swift.Error> {
     func tearDownIfUnreachableLocked() -> (any Disposable)? {
         guard case .alive = status, isSignalReleased, observers.isEmpty else { return nil }
         status = .terminated
-        flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+        flags.bitwiseOr(Self.staleBit | Self.terminatedBit, ordering: .sequentiallyConsistent)
         let disposable = self.disposable
         self.disposable = nil
         return disposable
@@ -305,6 +294,41 @@ final class _SignalCore<Value, Error: Swift.Error> {
         return true
     }
 }
+
+/// The part of a signal core that does not depend on its generic parameters, so that hot
+/// non-specialised paths (an input observer's `deinit`) can read it without instantiating
+/// generic metadata.
+@usableFromInline
+class _SignalCoreBase {
+    /// `flags` bit: `snapshot` is stale.
+    @usableFromInline
+    static var staleBit: UInt8 { 1 }
+
+    /// `flags` bit: a terminal event is waiting to be delivered.
+    @usableFromInline
+    static var terminatingBit: UInt8 { 2 }
+
+    /// `flags` bit: the signal has terminated (or was torn down).
+    @usableFromInline
+    static var terminatedBit: UInt8 { 4 }
+
+    /// `staleBit | terminatingBit | terminatedBit`; changed under `stateLock`, read under
+    /// `sendLock` or after it.
+    @usableFromInline
+    let flags = Atomic<UInt8>(0)
+
+    @inlinable
+    init() {}
+
+    /// Whether the signal has certainly terminated (a cheap, lock-free check).
+    @inlinable
+    var hasTerminated: Bool {
+        flags.load(ordering: .acquiring) & Self.terminatedBit != 0
+    }
+}
+
+// Its only stored property is the `flags` atomic.
+extension _SignalCoreBase: @unchecked Sendable {}
 
 // Every mutable property is protected by `stateLock` or `sendLock`, as documented beside it.
 extension _SignalCore: @unchecked Sendable {}
