@@ -220,3 +220,41 @@ struct TimeAndSequencingTests {
     }
 }
 }
+
+extension Streams {
+@Suite("Throttle while, collect every")
+struct ThrottleWhileCollectEveryTests {
+    @Test func throttleWhile_holdsLatestWhileTrue() {
+        let scheduler = TestScheduler()
+        let shouldThrottle = MutableProperty(false)
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let recorder = Recorder<Int, Never>()
+        signal.throttle(while: shouldThrottle, on: scheduler).observe(recorder.observer)
+        input.send(value: 1)
+        shouldThrottle.value = true
+        input.send(value: 2)
+        input.send(value: 3)
+        scheduler.advance()
+        #expect(recorder.values == [1])
+        shouldThrottle.value = false
+        scheduler.advance()
+        #expect(recorder.values == [1, 3])
+    }
+
+    @Test func collectEvery_sendsPerInterval() {
+        let scheduler = TestScheduler()
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let recorder = Recorder<[Int], Never>()
+        signal.collect(every: .seconds(1), on: scheduler, skipEmpty: true, discardWhenCompleted: false).observe(recorder.observer)
+        input.send(value: 1)
+        input.send(value: 2)
+        scheduler.advance(by: .seconds(1))
+        #expect(recorder.values == [[1, 2]])
+        scheduler.advance(by: .seconds(1))
+        input.send(value: 3)
+        input.sendCompleted()
+        scheduler.advance()
+        #expect(recorder.events == [.value([1, 2]), .value([3]), .completed])
+    }
+}
+}
