@@ -6,22 +6,22 @@ extension Signal {
     @inlinable
     public func scan<U>(_ initialResult: U, _ nextPartialResult: @escaping @Sendable (U, Value) -> U) -> Signal<U, Error> {
         let accumulator = _SerialState(initialResult)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             accumulator.value = nextPartialResult(accumulator.value, value)
             downstream.send(value: accumulator.value)
-        }
+        } }
     }
 
     /// Sends each running result of `nextPartialResult`, which updates the result in place.
     @inlinable
     public func scan<U>(into initialResult: U, _ nextPartialResult: @escaping @Sendable (inout U, Value) -> Void) -> Signal<U, Error> {
         let accumulator = _SerialState(initialResult)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             nextPartialResult(&accumulator.value, value)
             downstream.send(value: accumulator.value)
-        }
+        } }
     }
 
     /// Sends pairs of the previous and the current value, the first pair pairing `initial`
@@ -40,11 +40,11 @@ extension Signal {
     @inlinable
     func combinePrevious(initial: Value?) -> Signal<(Value, Value), Error> {
         let previous = _SerialState(initial)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             if let last = previous.value { downstream.send(value: (last, value)) }
             previous.value = value
-        }
+        } }
     }
 
     /// On completion, sends the result of combining every value with `nextPartialResult`
@@ -52,7 +52,7 @@ extension Signal {
     @inlinable
     public func reduce<U>(_ initialResult: U, _ nextPartialResult: @escaping @Sendable (U, Value) -> U) -> Signal<U, Error> {
         let accumulator = _SerialState(initialResult)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             switch event {
             case let .value(value):
                 accumulator.value = nextPartialResult(accumulator.value, value)
@@ -62,7 +62,7 @@ extension Signal {
             default:
                 self._forward(event, to: downstream)
             }
-        }
+        } }
     }
 
     /// On completion, sends the result of updating `initialResult` in place with every value,
@@ -70,7 +70,7 @@ extension Signal {
     @inlinable
     public func reduce<U>(into initialResult: U, _ nextPartialResult: @escaping @Sendable (inout U, Value) -> Void) -> Signal<U, Error> {
         let accumulator = _SerialState(initialResult)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             switch event {
             case let .value(value):
                 nextPartialResult(&accumulator.value, value)
@@ -80,7 +80,7 @@ extension Signal {
             default:
                 self._forward(event, to: downstream)
             }
-        }
+        } }
     }
 
     /// On completion, sends every value as one array (possibly empty), then completes.
@@ -104,7 +104,7 @@ extension Signal {
     @inlinable
     public func collect(_ shouldEmit: @escaping @Sendable (_ collectedValues: [Value]) -> Bool) -> Signal<[Value], Error> {
         let state = _SerialState((values: [Value](), hasSent: false))
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             switch event {
             case let .value(value):
                 state.value.values.append(value)
@@ -121,7 +121,7 @@ extension Signal {
             default:
                 self._forward(event, to: downstream)
             }
-        }
+        } }
     }
 
     /// Collects values; before adding a value for which `shouldEmit(collected, value)` returns
@@ -130,7 +130,7 @@ extension Signal {
     @inlinable
     public func collect(_ shouldEmit: @escaping @Sendable (_ collected: [Value], _ latest: Value) -> Bool) -> Signal<[Value], Error> {
         let state = _SerialState((values: [Value](), hasSent: false))
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             switch event {
             case let .value(value):
                 if !state.value.values.isEmpty, shouldEmit(state.value.values, value) {
@@ -148,7 +148,7 @@ extension Signal {
             default:
                 self._forward(event, to: downstream)
             }
-        }
+        } }
     }
 }
 

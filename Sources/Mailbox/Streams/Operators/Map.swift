@@ -1,15 +1,16 @@
 // map, mapError, filter, compactMap, skipNil, lazy key-path maps, for Signal and SignalProducer.
 
 extension Signal {
-    /// Creates a signal from this one's events through `transform`: the events it sends are
-    /// the ones `transform` hands to its second argument. The building block of the
-    /// single-input operators below; `transform` runs serially, under this signal's delivery.
+    /// Creates a signal fed by an observer of this one: `makeAction` receives the new
+    /// signal's input and returns what to do with each event of this signal. The building
+    /// block of the single-input operators; the action runs serially, under this signal's
+    /// delivery, and is one closure call per event.
     @inlinable
-    func _flatMapEvent<U, F>(
-        _ transform: @escaping @Sendable (_ event: Event, _ downstream: Signal<U, F>.Observer) -> Void
+    func _lift<U, F>(
+        _ makeAction: (_ downstream: Signal<U, F>.Observer) -> Observer.Action
     ) -> Signal<U, F> {
         Signal<U, F>(_unsafeGenerator: { downstream in
-            core.observe(Observer { event in transform(event, downstream) })
+            core.observe(Observer(makeAction(downstream)))
         })
     }
 
@@ -18,14 +19,14 @@ extension Signal {
     /// `transform` runs on the thread that delivers each value, serially.
     @inlinable
     public func map<U>(_ transform: @escaping @Sendable (Value) -> U) -> Signal<U, Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(value): downstream.send(value: transform(value))
             case let .failed(error): downstream.send(error: error)
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 
     /// Sends the value at `keyPath` of each value.
@@ -43,20 +44,20 @@ extension Signal {
     /// Fails with `transform(error)` where this signal fails.
     @inlinable
     public func mapError<F>(_ transform: @escaping @Sendable (Error) -> F) -> Signal<Value, F> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(value): downstream.send(value: value)
             case let .failed(error): downstream.send(error: transform(error))
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 
     /// Sends only the values for which `isIncluded` is `true`.
     @inlinable
     public func filter(_ isIncluded: @escaping @Sendable (Value) -> Bool) -> Signal<Value, Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(value):
                 if isIncluded(value) { downstream.send(value: value) }
@@ -64,13 +65,13 @@ extension Signal {
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 
     /// Sends the non-nil results of `transform`.
     @inlinable
     public func compactMap<U>(_ transform: @escaping @Sendable (Value) -> U?) -> Signal<U, Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(value):
                 if let mapped = transform(value) { downstream.send(value: mapped) }
@@ -78,7 +79,7 @@ extension Signal {
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 
     /// Sends events unchanged; lets `Event`-level transforms be written once.

@@ -38,17 +38,17 @@ extension Signal {
     /// Never fails.
     @inlinable
     public func materialize() -> Signal<Event, Never> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             downstream.send(value: event)
             if event.isTerminating { downstream.sendCompleted() }
-        }
+        } }
     }
 
     /// Sends each value as `.success`, a failure as `.failure` followed by completion;
     /// completion and interruption pass through. Never fails.
     @inlinable
     public func materializeResults() -> Signal<Result<Value, Error>, Never> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(value): downstream.send(value: .success(value))
             case let .failed(error):
@@ -57,7 +57,7 @@ extension Signal {
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 }
 
@@ -66,13 +66,13 @@ extension Signal where Error == Never {
     /// `materialize()`. Same as `promoteError(_:)`.
     @inlinable
     public func promoteError<F>(_: F.Type = F.self) -> Signal<Value, F> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(value): downstream.send(value: value)
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 }
 
@@ -80,13 +80,13 @@ extension Signal where Value == Never {
     /// Changes the value type of a signal that sends no values.
     @inlinable
     public func promoteValue<U>(_: U.Type = U.self) -> Signal<U, Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .failed(error): downstream.send(error: error)
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 }
 
@@ -94,13 +94,13 @@ extension Signal where Value: EventProtocol, Error == Never {
     /// Sends the events carried as values: the inverse of `materialize()`.
     @inlinable
     public func dematerialize() -> Signal<Value.Value, Value.Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(inner): downstream.send(inner.event)
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 }
 
@@ -109,7 +109,7 @@ extension Signal where Value: ResultProtocol, Error == Never {
     /// `materializeResults()`.
     @inlinable
     public func dematerializeResults() -> Signal<Value.Success, Value.Failure> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             switch event {
             case let .value(inner):
                 switch inner.result {
@@ -119,7 +119,7 @@ extension Signal where Value: ResultProtocol, Error == Never {
             case .completed: downstream.sendCompleted()
             case .interrupted: downstream.sendInterrupted()
             }
-        }
+        } }
     }
 }
 

@@ -5,12 +5,12 @@ extension Signal {
     @inlinable
     public func skipRepeats(_ isEquivalent: @escaping @Sendable (Value, Value) -> Bool) -> Signal<Value, Error> {
         let previous = _SerialState<Value?>(nil)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             if let last = previous.value, isEquivalent(last, value) { return }
             previous.value = value
             downstream.send(value: value)
-        }
+        } }
     }
 
     /// Drops values whose `transform` result was already seen.
@@ -19,10 +19,10 @@ extension Signal {
     @inlinable
     public func uniqueValues<Identity: Hashable & SendableMetatype>(_ transform: @escaping @Sendable (Value) -> Identity) -> Signal<Value, Error> {
         let seen = _SerialState(Set<Identity>())
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             if seen.value.insert(transform(value)).inserted { downstream.send(value: value) }
-        }
+        } }
     }
 }
 

@@ -11,12 +11,12 @@ extension Signal {
         precondition(count >= 0, "take(first:) requires a non-negative count, not \(count)")
         if count == 0 { return .empty }
         let taken = _SerialState(0)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             taken.value += 1
             if taken.value <= count { downstream.send(value: value) }
             if taken.value >= count { downstream.sendCompleted() }
-        }
+        } }
     }
 
     /// On completion, sends the last `count` values, then completes. Failure and interruption
@@ -27,7 +27,7 @@ extension Signal {
     public func take(last count: Int) -> Signal<Value, Error> {
         precondition(count >= 0, "take(last:) requires a non-negative count, not \(count)")
         let buffer = _SerialState<[Value]>([])
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             switch event {
             case let .value(value):
                 guard count > 0 else { return }
@@ -40,32 +40,32 @@ extension Signal {
             default:
                 self._forward(event, to: downstream)
             }
-        }
+        } }
     }
 
     /// Forwards values while `shouldContinue` returns `true`; completes (without the value)
     /// at the first value for which it returns `false`.
     @inlinable
     public func take(while shouldContinue: @escaping @Sendable (Value) -> Bool) -> Signal<Value, Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             if shouldContinue(value) {
                 downstream.send(value: value)
             } else {
                 downstream.sendCompleted()
             }
-        }
+        } }
     }
 
     /// Forwards each value; after forwarding a value for which `shouldContinue` returns
     /// `false`, completes (the value is included).
     @inlinable
     public func take(until shouldContinue: @escaping @Sendable (Value) -> Bool) -> Signal<Value, Error> {
-        _flatMapEvent { event, downstream in
+        _lift { downstream in { event in
             guard case let .value(value) = event else { return self._forward(event, to: downstream) }
             downstream.send(value: value)
             if !shouldContinue(value) { downstream.sendCompleted() }
-        }
+        } }
     }
 
     /// Forwards events until `trigger` sends a value or completes; then completes.
@@ -94,16 +94,16 @@ extension Signal {
     @inlinable
     public func skip(first count: Int) -> Signal<Value, Error> {
         precondition(count >= 0, "skip(first:) requires a non-negative count, not \(count)")
-        if count == 0 { return _flatMapEvent { event, downstream in downstream.send(event) } }
+        if count == 0 { return _lift { downstream in { event in downstream.send(event) } } }
         let skipped = _SerialState(0)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             guard case .value = event else { return downstream.send(event) }
             if skipped.value < count {
                 skipped.value += 1
             } else {
                 downstream.send(event)
             }
-        }
+        } }
     }
 
     /// Drops values while `shouldSkip` returns `true`; forwards everything from the first value
@@ -111,13 +111,13 @@ extension Signal {
     @inlinable
     public func skip(while shouldSkip: @escaping @Sendable (Value) -> Bool) -> Signal<Value, Error> {
         let skipping = _SerialState(true)
-        return _flatMapEvent { event, downstream in
+        return _lift { downstream in { event in
             if skipping.value, case let .value(value) = event {
                 if shouldSkip(value) { return }
                 skipping.value = false
             }
             downstream.send(event)
-        }
+        } }
     }
 
     /// Drops values until `trigger` sends a value or completes, then forwards everything.
