@@ -63,7 +63,7 @@ extension Signal {
             // Checked through the non-generic base first: releasing the input of a signal
             // that has terminated (the common case) then costs no generic code.
             guard let base = _coreBase, !base.hasTerminated else { return }
-            core?.sendTerminal(.interrupted)
+            core?.inputReleased()
         }
 
         /// Sends `event`.

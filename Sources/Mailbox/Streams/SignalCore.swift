@@ -183,6 +183,15 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         tryToCommitTermination()
     }
 
+    /// The input observer was released before sending a terminal event: interrupt. Kept out
+    /// of line so the observer's (unspecialised) `deinit` touches no generic metadata on its
+    /// common path.
+    @inline(never)
+    @usableFromInline
+    func inputReleased() {
+        sendTerminal(.interrupted)
+    }
+
     /// Delivers a pending terminal event unless another delivery is under way (on this thread:
     /// a recursive terminal event; on another: a concurrent value), in which case that delivery
     /// commits it when it finishes.
