@@ -6,32 +6,42 @@
 /// is completed outside the lock.
 @usableFromInline
 final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
+    @usableFromInline
     struct State {
-        var active = 0
-        var queue: [SignalProducer<Value, Error>] = []
-        var isOuterCompleted = false
-        var isTerminated = false
+        @usableFromInline var active = 0
+        @usableFromInline var queue: [SignalProducer<Value, Error>] = []
+        @usableFromInline var isOuterCompleted = false
         /// `.latest`: the id of the current inner; `.race`: the winner, once chosen.
-        var current: UInt64 = 0
-        var nextID: UInt64 = 1
-        var hasWinner = false
-        var raceRuns: [UInt64: any Disposable] = [:]
+        @usableFromInline var current: UInt64 = 0
+        @usableFromInline var nextID: UInt64 = 1
+        @usableFromInline var hasWinner = false
+        @usableFromInline var raceRuns: [UInt64: any Disposable] = [:]
+
+        @inlinable
+        init() {}
     }
 
+    @usableFromInline
     let kind: FlattenStrategy.Kind
+    @usableFromInline
     let downstream: Signal<Value, Error>.Observer
     /// Disposed when the flattened signal terminates: the outer observation and every inner run.
+    @usableFromInline
     let disposables = CompositeDisposable()
     /// `.latest`: the current inner run.
+    @usableFromInline
     let latestRun = SerialDisposable()
+    @usableFromInline
     let state = _Locked(State())
 
+    @inlinable
     init(_ strategy: FlattenStrategy, _ downstream: Signal<Value, Error>.Observer) {
         self.kind = strategy.kind
         self.downstream = downstream
         disposables += latestRun
     }
 
+    @inlinable
     func outerSent(_ producer: SignalProducer<Value, Error>) {
         switch kind {
         case let .concurrent(limit):
@@ -71,6 +81,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
         }
     }
 
+    @inlinable
     func outerCompleted() {
         let complete = state.withLock { state -> Bool in
             state.isOuterCompleted = true
@@ -81,6 +92,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
 
     /// Whether a value from inner `id` goes downstream (`.latest`: only the current inner;
     /// `.race`: only the winner, chosen by this call).
+    @inlinable
     func accepts(_ id: UInt64) -> Bool {
         switch kind {
         case .concurrent, .throttle:
@@ -102,6 +114,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
         }
     }
 
+    @inlinable
     func innerTerminated(_ id: UInt64) {
         var next: SignalProducer<Value, Error>?
         let complete = state.withLock { state -> Bool in
@@ -132,6 +145,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
         if complete { downstream.sendCompleted() }
     }
 
+    @inlinable
     func startInner(_ producer: SignalProducer<Value, Error>, id: UInt64) {
         producer.startWithSignal { signal, interrupter in
             let handle: (any Disposable)?
@@ -165,6 +179,7 @@ extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
     ///
     /// Inner interruption counts as completion; an inner or outer failure fails the result;
     /// outer interruption interrupts it. See `FlattenStrategy`.
+    @inlinable
     public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Error> {
         Signal<Value.Value, Error>(_unsafeGenerator: { downstream in
             let coordinator = _FlattenCoordinator<Value.Value, Error>(strategy, downstream)
@@ -183,6 +198,7 @@ extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
 
 extension Signal where Value: SignalProducerConvertible, Value.Error == Never, Error: Swift.Error {
     /// Flattens a signal of streams that cannot fail; see `flatten(_:)`.
+    @inlinable
     @_disfavoredOverload
     public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Error> {
         map { $0.producer.promoteError(Error.self) }.flatten(strategy)
@@ -191,6 +207,7 @@ extension Signal where Value: SignalProducerConvertible, Value.Error == Never, E
 
 extension Signal where Value: SignalProducerConvertible, Error == Never {
     /// Flattens a signal that cannot fail of streams that can; see `flatten(_:)`.
+    @inlinable
     @_disfavoredOverload
     public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Value.Error> {
         promoteError(Value.Error.self).flatten(strategy)
@@ -199,6 +216,7 @@ extension Signal where Value: SignalProducerConvertible, Error == Never {
 
 extension Signal {
     /// Maps each value to a stream and flattens them by `strategy`; see `flatten(_:)`.
+    @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner
@@ -207,6 +225,7 @@ extension Signal {
     }
 
     /// Maps each value to a stream that cannot fail and flattens them by `strategy`.
+    @inlinable
     @_disfavoredOverload
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
@@ -217,6 +236,7 @@ extension Signal {
 
     /// On failure, starts the producer `transform` returns for the error and forwards its
     /// events instead; values and other terminal events pass through.
+    @inlinable
     public func flatMapError<F>(_ transform: @escaping @Sendable (Error) -> SignalProducer<Value, F>) -> Signal<Value, F> {
         Signal<Value, F> { downstream, lifetime in
             lifetime += self.observe { event in
@@ -233,6 +253,7 @@ extension Signal {
 
 extension Signal where Error == Never {
     /// Maps each value to a stream that can fail and flattens them by `strategy`.
+    @inlinable
     @_disfavoredOverload
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
@@ -244,6 +265,7 @@ extension Signal where Error == Never {
 
 extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Error {
     /// See `Signal.flatten(_:)`.
+    @inlinable
     public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Error> {
         lift { $0.flatten(strategy) }
     }
@@ -251,6 +273,7 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
 
 extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Never, Error: Swift.Error {
     /// See `Signal.flatten(_:)`.
+    @inlinable
     @_disfavoredOverload
     public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Error> {
         lift { $0.flatten(strategy) }
@@ -259,6 +282,7 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
 
 extension SignalProducer where Value: SignalProducerConvertible, Error == Never {
     /// See `Signal.flatten(_:)`.
+    @inlinable
     @_disfavoredOverload
     public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Value.Error> {
         lift { $0.flatten(strategy) }
@@ -267,6 +291,7 @@ extension SignalProducer where Value: SignalProducerConvertible, Error == Never 
 
 extension SignalProducer {
     /// See `Signal.flatMap(_:_:)`.
+    @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner
@@ -275,6 +300,7 @@ extension SignalProducer {
     }
 
     /// See `Signal.flatMap(_:_:)`.
+    @inlinable
     @_disfavoredOverload
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
@@ -284,6 +310,7 @@ extension SignalProducer {
     }
 
     /// See `Signal.flatMapError(_:)`.
+    @inlinable
     public func flatMapError<F>(_ transform: @escaping @Sendable (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
         lift { $0.flatMapError(transform) }
     }
@@ -291,6 +318,7 @@ extension SignalProducer {
 
 extension SignalProducer where Error == Never {
     /// See `Signal.flatMap(_:_:)`.
+    @inlinable
     @_disfavoredOverload
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
