@@ -1,8 +1,9 @@
 // combineLatest, zip, merge, withLatest(from:), sample(with:), sample(on:) for Signal and
 // SignalProducer.
 //
-// Multi-input operators keep their state in a `LockedValueBox` and send downstream while
-// holding it, so the order of combined values matches the order in which inputs arrived.
+// Multi-input operators keep their state in an `_Emitter`: events are computed in arrival
+// order under its lock and sent downstream outside it, so re-entrant events (an input
+// interrupted because the downstream terminated) cannot deadlock.
 
 extension Signal {
     /// Sends a tuple of the latest values of both signals whenever either sends, once both
@@ -11,33 +12,33 @@ extension Signal {
     /// Completes only when both inputs have completed; fails or is interrupted as soon as
     /// either input is.
     public func combineLatest<U>(with other: Signal<U, Error>) -> Signal<(Value, U), Error> {
-        return Signal<(Value, U), Error> { downstream, lifetime in
-            let box = _Locked(_CombineLatestState<Value, U>())
+        Signal<(Value, U), Error> { downstream, lifetime in
+            let emitter = _Emitter(_CombineLatestState<Value, U>(), downstream: downstream)
             lifetime += self.observe { event in
-                box.withLock { state in
+                emitter.update { state, out in
                     switch event {
                     case let .value(value):
                         state.left = value
-                        if let right = state.right { downstream.send(value: (value, right)) }
-                    case let .failed(error): downstream.send(error: error)
+                        if let right = state.right { out.append(.value((value, right))) }
+                    case let .failed(error): out.append(.failed(error))
                     case .completed:
                         state.completed += 1
-                        if state.completed == 2 { downstream.sendCompleted() }
-                    case .interrupted: downstream.sendInterrupted()
+                        if state.completed == 2 { out.append(.completed) }
+                    case .interrupted: out.append(.interrupted)
                     }
                 }
             }
             lifetime += other.observe { event in
-                box.withLock { state in
+                emitter.update { state, out in
                     switch event {
                     case let .value(value):
                         state.right = value
-                        if let left = state.left { downstream.send(value: (left, value)) }
-                    case let .failed(error): downstream.send(error: error)
+                        if let left = state.left { out.append(.value((left, value))) }
+                    case let .failed(error): out.append(.failed(error))
                     case .completed:
                         state.completed += 1
-                        if state.completed == 2 { downstream.sendCompleted() }
-                    case .interrupted: downstream.sendInterrupted()
+                        if state.completed == 2 { out.append(.completed) }
+                    case .interrupted: out.append(.interrupted)
                     }
                 }
             }
@@ -51,25 +52,25 @@ extension Signal {
     ///
     /// - Complexity: buffers the values of the faster input.
     public func zip<U>(with other: Signal<U, Error>) -> Signal<(Value, U), Error> {
-        return Signal<(Value, U), Error> { downstream, lifetime in
-            let box = _Locked(_ZipState<Value, U>())
+        Signal<(Value, U), Error> { downstream, lifetime in
+            let emitter = _Emitter(_ZipState<Value, U>(), downstream: downstream)
             lifetime += self.observe { event in
-                box.withLock { state in
+                emitter.update { state, out in
                     switch event {
-                    case let .value(value): state.left.append(value); state.drain(downstream)
-                    case let .failed(error): downstream.send(error: error)
-                    case .completed: state.leftCompleted = true; state.drain(downstream)
-                    case .interrupted: downstream.sendInterrupted()
+                    case let .value(value): state.left.append(value); state.drain(&out)
+                    case let .failed(error): out.append(.failed(error))
+                    case .completed: state.leftCompleted = true; state.drain(&out)
+                    case .interrupted: out.append(.interrupted)
                     }
                 }
             }
             lifetime += other.observe { event in
-                box.withLock { state in
+                emitter.update { state, out in
                     switch event {
-                    case let .value(value): state.right.append(value); state.drain(downstream)
-                    case let .failed(error): downstream.send(error: error)
-                    case .completed: state.rightCompleted = true; state.drain(downstream)
-                    case .interrupted: downstream.sendInterrupted()
+                    case let .value(value): state.right.append(value); state.drain(&out)
+                    case let .failed(error): out.append(.failed(error))
+                    case .completed: state.rightCompleted = true; state.drain(&out)
+                    case .interrupted: out.append(.interrupted)
                     }
                 }
             }
@@ -82,20 +83,20 @@ extension Signal {
         let signals = Array(signals)
         guard !signals.isEmpty else { return .empty }
         return Signal<[Value], Error> { downstream, lifetime in
-            let box = _Locked(_CombineLatestManyState<Value>(latest: Array(repeating: nil, count: signals.count)))
+            let emitter = _Emitter(_CombineLatestManyState<Value>(latest: Array(repeating: nil, count: signals.count)), downstream: downstream)
             for (index, signal) in signals.enumerated() {
                 lifetime += signal.observe { event in
-                    box.withLock { state in
+                    emitter.update { state, out in
                         switch event {
                         case let .value(value):
                             state.latest[index] = value
                             let all = state.latest.compactMap { $0 }
-                            if all.count == signals.count { downstream.send(value: all) }
-                        case let .failed(error): downstream.send(error: error)
+                            if all.count == signals.count { out.append(.value(all)) }
+                        case let .failed(error): out.append(.failed(error))
                         case .completed:
                             state.completed += 1
-                            if state.completed == signals.count { downstream.sendCompleted() }
-                        case .interrupted: downstream.sendInterrupted()
+                            if state.completed == signals.count { out.append(.completed) }
+                        case .interrupted: out.append(.interrupted)
                         }
                     }
                 }
@@ -109,21 +110,22 @@ extension Signal {
         let signals = Array(signals)
         guard !signals.isEmpty else { return .empty }
         return Signal<[Value], Error> { downstream, lifetime in
-            let box = _Locked(_ZipManyState<Value>(buffers: Array(repeating: [], count: signals.count), completed: Array(repeating: false, count: signals.count)))
+            let initial = _ZipManyState<Value>(buffers: Array(repeating: [], count: signals.count), completed: Array(repeating: false, count: signals.count))
+            let emitter = _Emitter(initial, downstream: downstream)
             for (index, signal) in signals.enumerated() {
                 lifetime += signal.observe { event in
-                    box.withLock { state in
+                    emitter.update { state, out in
                         switch event {
                         case let .value(value): state.buffers[index].append(value)
-                        case let .failed(error): return downstream.send(error: error)
+                        case let .failed(error): return out.append(.failed(error))
                         case .completed: state.completed[index] = true
-                        case .interrupted: return downstream.sendInterrupted()
+                        case .interrupted: return out.append(.interrupted)
                         }
                         while state.buffers.allSatisfy({ !$0.isEmpty }) {
-                            downstream.send(value: state.buffers.indices.map { state.buffers[$0].removeFirst() })
+                            out.append(.value(state.buffers.indices.map { state.buffers[$0].removeFirst() }))
                         }
                         if state.buffers.indices.contains(where: { state.completed[$0] && state.buffers[$0].isEmpty }) {
-                            downstream.sendCompleted()
+                            out.append(.completed)
                         }
                     }
                 }
@@ -198,29 +200,29 @@ extension Signal {
     /// it (nothing if this signal has not sent yet; a value may be sent more than once).
     /// Completes when both have completed; fails with this signal, interrupts with either.
     public func sample<T>(with sampler: Signal<T, Never>) -> Signal<(Value, T), Error> {
-        return Signal<(Value, T), Error> { downstream, lifetime in
-            let box = _Locked(_SampleState<Value>())
+        Signal<(Value, T), Error> { downstream, lifetime in
+            let emitter = _Emitter(_SampleState<Value>(), downstream: downstream)
             lifetime += self.observe { event in
-                box.withLock { state in
+                emitter.update { state, out in
                     switch event {
                     case let .value(value): state.latest = value
-                    case let .failed(error): downstream.send(error: error)
+                    case let .failed(error): out.append(.failed(error))
                     case .completed:
                         state.completed += 1
-                        if state.completed == 2 { downstream.sendCompleted() }
-                    case .interrupted: downstream.sendInterrupted()
+                        if state.completed == 2 { out.append(.completed) }
+                    case .interrupted: out.append(.interrupted)
                     }
                 }
             }
             lifetime += sampler.observe { event in
-                box.withLock { state in
+                emitter.update { state, out in
                     switch event {
                     case let .value(value):
-                        if let latest = state.latest { downstream.send(value: (latest, value)) }
+                        if let latest = state.latest { out.append(.value((latest, value))) }
                     case .completed:
                         state.completed += 1
-                        if state.completed == 2 { downstream.sendCompleted() }
-                    case .interrupted: downstream.sendInterrupted()
+                        if state.completed == 2 { out.append(.completed) }
+                    case .interrupted: out.append(.interrupted)
                     }
                 }
             }
@@ -354,12 +356,12 @@ struct _ZipState<Left, Right> {
     var leftCompleted = false
     var rightCompleted = false
 
-    mutating func drain<Error>(_ downstream: Signal<(Left, Right), Error>.Observer) {
+    mutating func drain<Error>(_ out: inout [Event<(Left, Right), Error>]) {
         while !left.isEmpty, !right.isEmpty {
-            downstream.send(value: (left.removeFirst(), right.removeFirst()))
+            out.append(.value((left.removeFirst(), right.removeFirst())))
         }
         if (leftCompleted && left.isEmpty) || (rightCompleted && right.isEmpty) {
-            downstream.sendCompleted()
+            out.append(.completed)
         }
     }
 }
