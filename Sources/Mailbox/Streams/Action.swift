@@ -20,8 +20,7 @@ extension ActionError: Equatable where Error: Equatable {}
 /// Thread-safety: apply and start from any thread. What keeps what alive: the action's
 /// signals complete, and its lifetime ends, when the action deinitialises; a running unit of
 /// work keeps running.
-public final class Action<Input, Output, Error: Swift.Error>: @unchecked Sendable {
-    // Immutable references to thread-safe objects; mutable state is in `state` (locked).
+public final class Action<Input, Output, Error: Swift.Error> {
     private let execute: @Sendable (Any, Input) -> SignalProducer<Output, Error>
     private let stateValue: @Sendable () -> (Any, Bool)
     private let executing = MutableProperty(false)
@@ -151,3 +150,7 @@ extension SignalProducer where Error == Never {
         Property(unsafeProducer: self)
     }
 }
+
+// Every stored property is an immutable reference to a thread-safe object; the only mutable
+// state, "a run is under way", is in `state` (a `_Locked`).
+extension Action: @unchecked Sendable {}

@@ -40,8 +40,7 @@ public protocol ComposableMutablePropertyProtocol: MutablePropertyProtocol {
 ///
 /// Thread-safety: every member may be used from any thread. `Sendable` whatever `Value` is,
 /// like `Signal`.
-public final class Property<Value>: PropertyProtocol, @unchecked Sendable {
-    // Every stored property is immutable; `box` and the captured source are thread-safe.
+public final class Property<Value>: PropertyProtocol {
     private let getValue: @Sendable () -> Value
     private let makeProducer: @Sendable () -> SignalProducer<Value, Never>
     private let getSignal: @Sendable () -> Signal<Value, Never>
@@ -148,8 +147,7 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {
 ///
 /// What keeps what alive: the property's producers and signals do not retain it. When it
 /// deinitialises its `lifetime` ends and its signal and running producers complete.
-public final class MutableProperty<Value>: ComposableMutablePropertyProtocol, @unchecked Sendable {
-    // Immutable references to thread-safe storage.
+public final class MutableProperty<Value>: ComposableMutablePropertyProtocol {
     @usableFromInline
     let box: _PropertyBox<Value>
 
@@ -225,3 +223,11 @@ extension MutableProperty where Value: ExpressibleByNilLiteral {
         self.init(nil)
     }
 }
+
+// Every stored property is immutable; the box (locks inside) and the captured source
+// property are thread-safe.
+extension Property: @unchecked Sendable {}
+
+// Immutable references only; the value is protected by the box's `valueLock` and its
+// delivery by the box signal's `sendLock`.
+extension MutableProperty: @unchecked Sendable {}

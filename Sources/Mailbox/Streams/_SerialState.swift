@@ -22,8 +22,7 @@ extension _SerialState: @unchecked Sendable {}
 /// A value captured by a `@Sendable` closure that only moves it across threads in the way the
 /// stream contracts already allow for `Value` (stored, then handed to an observer).
 @usableFromInline
-struct _Carried<T>: @unchecked Sendable {
-    // Never mutated after `init`; handed on exactly as a signal hands on its values.
+struct _Carried<T> {
     @usableFromInline
     let value: T
 
@@ -121,3 +120,6 @@ final class _Emitter<State, Value, Error: Swift.Error> {
 
 // `state`, `outbox` and `isDelivering` are only touched with `lock` held.
 extension _Emitter: @unchecked Sendable {}
+
+// Immutable after `init`; the value is handed on exactly as a signal hands on its values.
+extension _Carried: @unchecked Sendable {}

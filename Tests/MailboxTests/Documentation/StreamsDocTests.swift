@@ -5,8 +5,7 @@ import Testing
 // named after the section it comes from.
 
 /// A thread-safe list for the examples (observer closures are `@Sendable`).
-final class Log<T>: @unchecked Sendable {
-    // `items` is only touched with `lock` held.
+final class Log<T> {
     private let lock = Lock()
     private var items: [T] = []
     func append(_ item: T) { lock.withLock { items.append(item) } }
@@ -125,3 +124,6 @@ struct StreamsDocTests {
     }
 }
 }
+
+// `items` is only touched with `lock` held.
+extension Log: @unchecked Sendable {}

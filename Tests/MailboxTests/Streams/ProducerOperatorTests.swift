@@ -4,8 +4,7 @@ import Testing
 extension Streams {
 @Suite("Producer forms of multi-input operators")
 struct ProducerOperatorTests {
-    final class Target: @unchecked Sendable {
-        // Written only through the binding under test, on the test's thread.
+    final class Target {
         var text = ""
     }
 
@@ -134,3 +133,6 @@ struct ProducerOperatorTests {
     }
 }
 }
+
+// Written only through the binding under test, on the test's thread.
+extension Streams.ProducerOperatorTests.Target: @unchecked Sendable {}

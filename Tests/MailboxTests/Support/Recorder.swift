@@ -3,8 +3,7 @@ import Synchronization
 
 /// Thread-safe event collector for stream tests: the observer closures are `@Sendable`, so
 /// tests record into this instead of a captured `var`.
-final class Recorder<Value, Error: Swift.Error>: @unchecked Sendable {
-    // `storage` is only touched with `lock` held.
+final class Recorder<Value, Error: Swift.Error> {
     private let lock = Lock()
     private var storage: [Event<Value, Error>] = []
 
@@ -25,8 +24,7 @@ final class Recorder<Value, Error: Swift.Error>: @unchecked Sendable {
 }
 
 /// A thread-safe counter / box for tests.
-final class Box<T>: @unchecked Sendable {
-    // `_value` is only touched with `lock` held.
+final class Box<T> {
     private let lock = Lock()
     private var _value: T
     init(_ value: T) { _value = value }
@@ -64,3 +62,9 @@ import Testing
 /// Namespace for every stream suite, so `swift test --filter Streams` selects them all.
 @Suite("Streams")
 enum Streams {}
+
+// `storage` is only touched with `lock` held.
+extension Recorder: @unchecked Sendable {}
+
+// `_value` is only touched with `lock` held.
+extension Box: @unchecked Sendable {}
