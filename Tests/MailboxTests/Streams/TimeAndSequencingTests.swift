@@ -209,6 +209,22 @@ struct TimeAndSequencingTests {
         #expect(third.events == [.value(3), .completed])
     }
 
+    @Test func replayLazily_startingAgainFromInsideADeliveryDoesNotDeadlock() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let replayed = SignalProducer(signal).replayLazily(upTo: 2)
+        let nested = Recorder<Int, Never>()
+        let outer = Recorder<Int, Never>()
+        replayed.startWithValues { value in
+            outer.record(.value(value))
+            if value == 2 { replayed.start(nested.observer) }
+        }
+        input.send(value: 1)
+        input.send(value: 2)
+        input.send(value: 3)
+        #expect(outer.values == [1, 2, 3])
+        #expect(nested.values == [1, 2, 3])
+    }
+
     @Test func blockingOperators() throws {
         #expect(try SignalProducer<Int, TestError>([1, 2]).first()?.get() == 1)
         #expect(try SignalProducer<Int, TestError>([1, 2]).last()?.get() == 2)

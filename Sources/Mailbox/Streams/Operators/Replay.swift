@@ -3,22 +3,26 @@
 /// Shared state of one `replayLazily` producer: the single underlying run, the values kept
 /// for replay and the current observers.
 ///
-/// Two locks: `state`'s protects the fields and is never held while observers run;
-/// `delivery` is held while events (live or replayed) are delivered, so a late observer gets
-/// exactly the replay followed by the live events, with nothing lost or repeated.
+/// Deliveries (live events, and the replay to a new observer) are queued under `state`'s lock
+/// in the order they happen and performed outside it by whichever caller is not already
+/// delivering — so a late observer gets exactly the replay followed by the live events, and an
+/// observer may start the replayed producer again from inside a delivery without deadlock.
+@usableFromInline
 final class _ReplayCoordinator<Value, Error: Swift.Error>: Sendable {
+    @usableFromInline
     struct State {
         var values: [Value] = []
         var terminal: Event<Value, Error>?
         var observers = Bag<Signal<Value, Error>.Observer>()
         var isStarted = false
         var run: (any Disposable)?
+        /// Deliveries waiting to be performed, in order.
+        var jobs: [@Sendable () -> Void] = []
+        var isDelivering = false
     }
 
     let capacity: Int
     let state = _Locked(State())
-    /// Held while delivering; see the type's comment.
-    let delivery = Lock()
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -28,10 +32,37 @@ final class _ReplayCoordinator<Value, Error: Swift.Error>: Sendable {
         state.withLock { $0.run }?.dispose()
     }
 
+    /// Performs queued deliveries unless another caller is already doing so.
+    private func deliver() {
+        while true {
+            let jobs: [@Sendable () -> Void]? = state.withLock { state in
+                if state.jobs.isEmpty {
+                    state.isDelivering = false
+                    return nil
+                }
+                let jobs = state.jobs
+                state.jobs = []
+                return jobs
+            }
+            guard let jobs else { return }
+            for job in jobs { job() }
+        }
+    }
+
+    /// Queues `job` under the lock (via `body`), then delivers if nobody else is.
+    private func enqueue(_ body: (inout State) -> Void) {
+        let shouldDeliver = state.withLock { state -> Bool in
+            body(&state)
+            guard !state.isDelivering, !state.jobs.isEmpty else { return false }
+            state.isDelivering = true
+            return true
+        }
+        if shouldDeliver { deliver() }
+    }
+
     func received(_ event: Event<Value, Error>) {
-        delivery.lock()
-        defer { delivery.unlock() }
-        let observers = state.withLock { state in
+        let carried = _Carried(event)
+        enqueue { state in
             if case let .value(value) = event {
                 if capacity > 0 {
                     if state.values.count == capacity { state.values.removeFirst() }
@@ -40,23 +71,28 @@ final class _ReplayCoordinator<Value, Error: Swift.Error>: Sendable {
             } else {
                 state.terminal = event
             }
-            return event.isTerminating ? state.observers.removeAll() : state.observers.elements
+            let observers = event.isTerminating ? state.observers.removeAll() : state.observers.elements
+            state.jobs.append { for observer in observers { observer.send(carried.value) } }
         }
-        for observer in observers { observer.send(event) }
     }
 
-    /// Replays to `observer` and attaches it; returns whether the underlying run must start.
+    /// Queues the replay to `observer` and attaches it; returns whether the underlying run
+    /// must start.
     func attach(_ observer: Signal<Value, Error>.Observer, lifetime: Lifetime) -> Bool {
-        delivery.lock()
-        let (values, terminal, token, start): ([Value], Event<Value, Error>?, Bag<Signal<Value, Error>.Observer>.Token?, Bool) = state.withLock { state in
-            if let terminal = state.terminal { return (state.values, terminal, nil, false) }
-            let token = state.observers.insert(observer)
-            defer { state.isStarted = true }
-            return (state.values, nil, token, !state.isStarted)
+        var start = false
+        var token: Bag<Signal<Value, Error>.Observer>.Token?
+        enqueue { state in
+            let replay = _Carried((values: state.values, terminal: state.terminal))
+            state.jobs.append {
+                for value in replay.value.values { observer.send(value: value) }
+                if let terminal = replay.value.terminal { observer.send(terminal) }
+            }
+            if state.terminal == nil {
+                token = state.observers.insert(observer)
+                start = !state.isStarted
+                state.isStarted = true
+            }
         }
-        for value in values { observer.send(value: value) }
-        if let terminal { observer.send(terminal) }
-        delivery.unlock()
         if let token {
             lifetime.observeEnded { [weak self] in
                 _ = self?.state.withLock { $0.observers.remove(using: token) }
