@@ -264,6 +264,16 @@ struct StreamContractsTests {
         #expect(tracker.liveCount == 0)
     }
 
+    @Test func c17_operatorsDoNotDeadlockOnReentrantEvents() {
+        let a = SignalProducer<Int, Never>(value: 1).concat(.never)
+        let b = SignalProducer<Int, Never>(value: 2).concat(.never)
+        let recorder = Recorder<Int, Never>()
+        // `take(first: 1)` completes while combineLatest is delivering; that interrupts both
+        // inputs, whose `interrupted` re-enters combineLatest on the same thread.
+        a.combineLatest(with: b).map { $0 + $1 }.take(first: 1).start(recorder.observer)
+        #expect(recorder.events == [.value(3), .completed])
+    }
+
     #if DEBUG
     @Test func c16_recursiveValueSendIsAPreconditionFailure() async {
         await #expect(processExitsWith: .failure) {
