@@ -1,0 +1,329 @@
+// flatten(_:), flatMap(_:_:), flatMapError(_:) for Signal and SignalProducer.
+
+/// Runs the inner producers of one flattened stream according to a `FlattenStrategy`.
+///
+/// State is a pure struct behind `_Locked`; inner producers are started and the downstream
+/// is completed outside the lock.
+@usableFromInline
+final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
+    @usableFromInline
+    struct State {
+        @usableFromInline var active = 0
+        @usableFromInline var queue: [SignalProducer<Value, Error>] = []
+        @usableFromInline var isOuterCompleted = false
+        /// `.latest`: the id of the current inner; `.race`: the winner, once chosen.
+        @usableFromInline var current: UInt64 = 0
+        @usableFromInline var nextID: UInt64 = 1
+        @usableFromInline var hasWinner = false
+        @usableFromInline var raceRuns: [UInt64: any Disposable] = [:]
+
+        @inlinable
+        init() {}
+    }
+
+    @usableFromInline
+    let kind: FlattenStrategy.Kind
+    @usableFromInline
+    let downstream: Signal<Value, Error>.Observer
+    /// Disposed when the flattened signal terminates: the outer observation and every inner run.
+    @usableFromInline
+    let disposables = CompositeDisposable()
+    /// `.latest`: the current inner run.
+    @usableFromInline
+    let latestRun = SerialDisposable()
+    @usableFromInline
+    let state = _Locked(State())
+
+    @inlinable
+    init(_ strategy: FlattenStrategy, _ downstream: Signal<Value, Error>.Observer) {
+        self.kind = strategy.kind
+        self.downstream = downstream
+        disposables += latestRun
+    }
+
+    @inlinable
+    func outerSent(_ producer: SignalProducer<Value, Error>) {
+        switch kind {
+        case let .concurrent(limit):
+            let start: UInt64? = state.withLock { state in
+                if state.active < Int(clamping: limit) {
+                    state.active += 1
+                    return 0
+                }
+                state.queue.append(producer)
+                return nil
+            }
+            if start != nil { startInner(producer, id: 0) }
+        case .throttle:
+            let start = state.withLock { state -> Bool in
+                guard state.active == 0 else { return false }
+                state.active = 1
+                return true
+            }
+            if start { startInner(producer, id: 0) }
+        case .latest:
+            let id = state.withLock { state -> UInt64 in
+                state.current = state.nextID
+                state.nextID += 1
+                state.active = 1
+                return state.current
+            }
+            latestRun.inner = nil
+            startInner(producer, id: id)
+        case .race:
+            let id: UInt64? = state.withLock { state in
+                guard !state.hasWinner else { return nil }
+                state.active += 1
+                state.nextID += 1
+                return state.nextID - 1
+            }
+            if let id { startInner(producer, id: id) }
+        }
+    }
+
+    @inlinable
+    func outerCompleted() {
+        let complete = state.withLock { state -> Bool in
+            state.isOuterCompleted = true
+            return state.active == 0 && state.queue.isEmpty
+        }
+        if complete { downstream.sendCompleted() }
+    }
+
+    /// Whether a value from inner `id` goes downstream (`.latest`: only the current inner;
+    /// `.race`: only the winner, chosen by this call).
+    @inlinable
+    func accepts(_ id: UInt64) -> Bool {
+        switch kind {
+        case .concurrent, .throttle:
+            return true
+        case .latest:
+            return state.withLock { $0.current == id }
+        case .race:
+            let (accepted, losers): (Bool, [any Disposable]) = state.withLock { state in
+                if state.hasWinner { return (state.current == id, []) }
+                state.hasWinner = true
+                state.current = id
+                let losers = state.raceRuns.filter { $0.key != id }.map(\.value)
+                state.raceRuns = state.raceRuns.filter { $0.key == id }
+                state.active = 1
+                return (true, losers)
+            }
+            for loser in losers { loser.dispose() }
+            return accepted
+        }
+    }
+
+    @inlinable
+    func innerTerminated(_ id: UInt64) {
+        var next: SignalProducer<Value, Error>?
+        let complete = state.withLock { state -> Bool in
+            switch kind {
+            case .concurrent:
+                if state.queue.isEmpty {
+                    state.active -= 1
+                } else {
+                    next = state.queue.removeFirst()
+                }
+            case .throttle:
+                state.active = 0
+            case .latest:
+                guard state.current == id else { return false }
+                state.active = 0
+            case .race:
+                if state.hasWinner {
+                    guard state.current == id else { return false }
+                    state.active = 0
+                    return true
+                }
+                state.raceRuns[id] = nil
+                state.active -= 1
+            }
+            return state.active == 0 && state.isOuterCompleted && state.queue.isEmpty
+        }
+        if let next { startInner(next, id: 0) }
+        if complete { downstream.sendCompleted() }
+    }
+
+    @inlinable
+    func startInner(_ producer: SignalProducer<Value, Error>, id: UInt64) {
+        producer.startWithSignal { signal, interrupter in
+            let handle: (any Disposable)?
+            switch kind {
+            case .latest:
+                latestRun.inner = interrupter
+                handle = nil
+            case .race:
+                handle = disposables.add(interrupter)
+                state.withLock { $0.raceRuns[id] = interrupter }
+            case .concurrent, .throttle:
+                handle = disposables.add(interrupter)
+            }
+            signal.observe { [self] event in
+                switch event {
+                case let .value(value):
+                    if accepts(id) { downstream.send(value: value) }
+                case let .failed(error):
+                    downstream.send(error: error)
+                case .completed, .interrupted:
+                    handle?.dispose()
+                    innerTerminated(id)
+                }
+            }
+        }
+    }
+}
+
+extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
+    /// Flattens a signal of streams into one, combining inner streams by `strategy`.
+    ///
+    /// Inner interruption counts as completion; an inner or outer failure fails the result;
+    /// outer interruption interrupts it. See `FlattenStrategy`.
+    @inlinable
+    public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Error> {
+        Signal<Value.Value, Error>(_unsafeGenerator: { downstream in
+            let coordinator = _FlattenCoordinator<Value.Value, Error>(strategy, downstream)
+            coordinator.disposables += self.observe { event in
+                switch event {
+                case let .value(inner): coordinator.outerSent(inner.producer)
+                case let .failed(error): downstream.send(error: error)
+                case .completed: coordinator.outerCompleted()
+                case .interrupted: downstream.sendInterrupted()
+                }
+            }
+            return coordinator.disposables
+        })
+    }
+}
+
+extension Signal where Value: SignalProducerConvertible, Value.Error == Never, Error: Swift.Error {
+    /// Flattens a signal of streams that cannot fail; see `flatten(_:)`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Error> {
+        map { $0.producer.promoteError(Error.self) }.flatten(strategy)
+    }
+}
+
+extension Signal where Value: SignalProducerConvertible, Error == Never {
+    /// Flattens a signal that cannot fail of streams that can; see `flatten(_:)`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Value.Error> {
+        promoteError(Value.Error.self).flatten(strategy)
+    }
+}
+
+extension Signal {
+    /// Maps each value to a stream and flattens them by `strategy`; see `flatten(_:)`.
+    @inlinable
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> Signal<Inner.Value, Error> where Inner.Error == Error {
+        map(transform).flatten(strategy)
+    }
+
+    /// Maps each value to a stream that cannot fail and flattens them by `strategy`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> Signal<Inner.Value, Error> where Inner.Error == Never {
+        map { transform($0).producer.promoteError(Error.self) }.flatten(strategy)
+    }
+
+    /// On failure, starts the producer `transform` returns for the error and forwards its
+    /// events instead; values and other terminal events pass through.
+    @inlinable
+    public func flatMapError<F>(_ transform: @escaping @Sendable (Error) -> SignalProducer<Value, F>) -> Signal<Value, F> {
+        Signal<Value, F> { downstream, lifetime in
+            lifetime += self.observe { event in
+                switch event {
+                case let .value(value): downstream.send(value: value)
+                case let .failed(error): lifetime += transform(error).start(downstream)
+                case .completed: downstream.sendCompleted()
+                case .interrupted: downstream.sendInterrupted()
+                }
+            }
+        }
+    }
+}
+
+extension Signal where Error == Never {
+    /// Maps each value to a stream that can fail and flattens them by `strategy`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> Signal<Inner.Value, Inner.Error> {
+        promoteError(Inner.Error.self).flatMap(strategy, transform)
+    }
+}
+
+extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Error {
+    /// See `Signal.flatten(_:)`.
+    @inlinable
+    public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Error> {
+        lift { $0.flatten(strategy) }
+    }
+}
+
+extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Never, Error: Swift.Error {
+    /// See `Signal.flatten(_:)`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Error> {
+        lift { $0.flatten(strategy) }
+    }
+}
+
+extension SignalProducer where Value: SignalProducerConvertible, Error == Never {
+    /// See `Signal.flatten(_:)`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Value.Error> {
+        lift { $0.flatten(strategy) }
+    }
+}
+
+extension SignalProducer {
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Error {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Never {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
+    /// See `Signal.flatMapError(_:)`.
+    @inlinable
+    public func flatMapError<F>(_ transform: @escaping @Sendable (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
+        lift { $0.flatMapError(transform) }
+    }
+}
+
+extension SignalProducer where Error == Never {
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Inner.Error> {
+        lift { $0.flatMap(strategy, transform) }
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+
+// observe(on:), start(on:), delay, throttle, debounce, timeout, lazyMap for Signal and
+// SignalProducer. Every time-based operator reads the time from its `DateScheduler` and
+// schedules through it, so it runs unchanged on `TestScheduler`'s virtual time.
+
+extension Duration {
+    /// `seconds` as a `Duration`, in whole nanoseconds.
+    @usableFromInline
+    static func _seconds(_ seconds: TimeInterval) -> Duration {
+        .nanoseconds(TimeConversion.nanoseconds(seconds))
+    }
+}
+
+extension Signal {
+    /// Delivers every event on `scheduler`, in order (for a serial scheduler).
+    ///
+    /// Events already scheduled when the result terminates are dropped.
+    public func observe(on scheduler: any Scheduler) -> Signal<Value, Error> {
+        Signal { downstream, lifetime in
+            lifetime += self.observe { event in
+                let carried = _Carried(event)
+                scheduler.schedule { downstream.send(carried.value) }
+            }
+        }
+    }
+
+    /// Delays values and completion by `interval` seconds on `scheduler`; failure and
+    /// interruption are forwarded on `scheduler` at once.
+    ///
+    /// ```
+    /// input:  --1--2--|
+    /// output: ------1--2--|      (interval = 4 ticks)
+    /// ```
+    ///
+    /// - Precondition: `interval >= 0`.
+    public func delay(_ interval: TimeInterval, on scheduler: any DateScheduler) -> Signal<Value, Error> {
+        precondition(interval >= 0, "delay requires a non-negative interval, not \(interval)")
+        return Signal { downstream, lifetime in
+            lifetime += self.observe { event in
+                let carried = _Carried(event)
+                switch event {
+                case .value, .completed:
+                    lifetime += scheduler.schedule(after: ._seconds(interval)) { downstream.send(carried.value) }
+                case .failed, .interrupted:
+                    lifetime += scheduler.schedule { downstream.send(carried.value) }
+                }
+            }
+        }
+    }
+
+    /// Forwards at most one value per `interval` seconds: a value arriving within `interval`
+    /// of the last one sent is held, replacing any value already held, and sent when the
+    /// interval has passed. Values are sent on `scheduler`.
+    ///
+    /// A held value is discarded if the signal terminates; terminal events are forwarded on
+    /// `scheduler` at once.
+    ///
+    /// ```
+    /// input:  1-2-3-------4
+    /// output: 1-----3-----4      (interval = 6 ticks)
+    /// ```
+    public func throttle(_ interval: TimeInterval, on scheduler: any DateScheduler) -> Signal<Value, Error> {
+        precondition(interval >= 0, "throttle requires a non-negative interval, not \(interval)")
+        return Signal { downstream, lifetime in
+            let state = _Locked(_ThrottleState<Value>())
+            lifetime += self.observe { event in
+                guard case let .value(value) = event else {
+                    let carried = _Carried(event)
+                    state.withLock { $0.scheduled?.dispose(); $0.pending = nil }
+                    scheduler.schedule { downstream.send(carried.value) }
+                    return
+                }
+                let now = scheduler.currentDate
+                let sendNow: Bool = state.withLock { state in
+                    if let last = state.lastSent, now.timeIntervalSince(last) < interval {
+                        state.pending = value
+                        return false
+                    }
+                    state.lastSent = now
+                    state.pending = nil
+                    state.scheduled?.dispose()
+                    state.scheduled = nil
+                    return true
+                }
+                if sendNow {
+                    let carried = _Carried(value)
+                    scheduler.schedule { downstream.send(value: carried.value) }
+                    return
+                }
+                let schedule: Date? = state.withLock { state in
+                    guard state.scheduled == nil, let last = state.lastSent else { return nil }
+                    state.scheduled = AnyDisposable()
+                    return last.addingTimeInterval(interval)
+                }
+                guard let date = schedule else { return }
+                let disposable = scheduler.schedule(after: date) {
+                    let pending: Value? = state.withLock { state in
+                        let pending = state.pending
+                        state.pending = nil
+                        state.scheduled = nil
+                        if pending != nil { state.lastSent = scheduler.currentDate }
+                        return pending
+                    }
+                    if let pending { downstream.send(value: pending) }
+                }
+                state.withLock { state in
+                    if state.scheduled != nil { state.scheduled = disposable }
+                }
+                lifetime += disposable
+            }
+        }
+    }
+
+    /// Sends a value only once `interval` seconds have passed without another value; each
+    /// value restarts the wait. Values are sent on `scheduler`.
+    ///
+    /// On completion a waiting value is discarded when `discardWhenCompleted` is `true`
+    /// (ReactiveSwift's default) and sent first otherwise; terminal events are forwarded on
+    /// `scheduler`.
+    ///
+    /// ```
+    /// input:  1-2-------3-|
+    /// output: ------2-----|      (interval = 4 ticks, discardWhenCompleted)
+    /// ```
+    public func debounce(_ interval: TimeInterval, on scheduler: any DateScheduler, discardWhenCompleted: Bool = true) -> Signal<Value, Error> {
+        precondition(interval >= 0, "debounce requires a non-negative interval, not \(interval)")
+        return Signal { downstream, lifetime in
+            let pending = _Locked<(value: Value?, timer: (any Disposable)?)>((nil, nil))
+            lifetime += self.observe { event in
+                switch event {
+                case let .value(value):
+                    let previous = pending.withLock { state -> (any Disposable)? in
+                        state.value = value
+                        return state.timer
+                    }
+                    previous?.dispose()
+                    let timer = scheduler.schedule(after: ._seconds(interval)) {
+                        let value: Value? = pending.withLock { state in
+                            let value = state.value
+                            state.value = nil
+                            return value
+                        }
+                        if let value { downstream.send(value: value) }
+                    }
+                    pending.withLock { $0.timer = timer }
+                    lifetime += timer
+                case .completed:
+                    let (value, timer) = pending.withLock { state in
+                        let taken = (state.value, state.timer)
+                        state = (nil, nil)
+                        return taken
+                    }
+                    timer?.dispose()
+                    let carried = _Carried(discardWhenCompleted ? nil : value)
+                    scheduler.schedule {
+                        if let value = carried.value { downstream.send(value: value) }
+                        downstream.sendCompleted()
+                    }
+                default:
+                    pending.withLock { $0.timer?.dispose() }
+                    let carried = _Carried(event)
+                    scheduler.schedule { downstream.send(carried.value) }
+                }
+            }
+        }
+    }
+
+    /// Forwards events until `interval` seconds have passed on `scheduler`, then fails with
+    /// `error` (unless the signal terminated first).
+    public func timeout(after interval: TimeInterval, raising error: Error, on scheduler: any DateScheduler) -> Signal<Value, Error> {
+        precondition(interval >= 0, "timeout requires a non-negative interval, not \(interval)")
+        return Signal { downstream, lifetime in
+            lifetime += scheduler.schedule(after: ._seconds(interval)) { downstream.send(error: error) }
+            lifetime += self.observe(downstream)
+        }
+    }
+
+    /// Like `map`, but `transform` runs on `scheduler`, and only for the latest value:
+    /// values that arrive while a transform is waiting to run replace its input. Terminal
+    /// events follow on `scheduler`.
+    public func lazyMap<U>(on scheduler: any Scheduler, transform: @escaping @Sendable (Value) -> U) -> Signal<U, Error> {
+        Signal<U, Error> { downstream, lifetime in
+            let pending = _Locked<(value: Value?, isScheduled: Bool)>((nil, false))
+            lifetime += self.observe { event in
+                guard case let .value(value) = event else {
+                    let carried = _Carried(event)
+                    scheduler.schedule { self._forward(carried.value, to: downstream) }
+                    return
+                }
+                let schedule = pending.withLock { state -> Bool in
+                    state.value = value
+                    defer { state.isScheduled = true }
+                    return !state.isScheduled
+                }
+                guard schedule else { return }
+                lifetime += scheduler.schedule {
+                    let value: Value? = pending.withLock { state in
+                        let value = state.value
+                        state = (nil, false)
+                        return value
+                    }
+                    if let value { downstream.send(value: transform(value)) }
+                }
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// Runs the start handler of each run on `scheduler` (disposing the run before then
+    /// cancels the start). Events are sent wherever the start handler sends them.
+    public func start(on scheduler: any Scheduler) -> SignalProducer<Value, Error> {
+        let producer = self
+        return SignalProducer { observer, lifetime in
+            lifetime += scheduler.schedule {
+                lifetime += producer.start(observer)
+            }
+        }
+    }
+
+    /// See `Signal.observe(on:)`.
+    public func observe(on scheduler: any Scheduler) -> SignalProducer<Value, Error> {
+        lift { $0.observe(on: scheduler) }
+    }
+
+    /// See `Signal.delay(_:on:)`.
+    public func delay(_ interval: TimeInterval, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
+        lift { $0.delay(interval, on: scheduler) }
+    }
+
+    /// See `Signal.throttle(_:on:)`.
+    public func throttle(_ interval: TimeInterval, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
+        lift { $0.throttle(interval, on: scheduler) }
+    }
+
+    /// See `Signal.debounce(_:on:discardWhenCompleted:)`.
+    public func debounce(_ interval: TimeInterval, on scheduler: any DateScheduler, discardWhenCompleted: Bool = true) -> SignalProducer<Value, Error> {
+        lift { $0.debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted) }
+    }
+
+    /// See `Signal.timeout(after:raising:on:)`; the time starts with each run.
+    public func timeout(after interval: TimeInterval, raising error: Error, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
+        lift { $0.timeout(after: interval, raising: error, on: scheduler) }
+    }
+
+    /// See `Signal.lazyMap(on:transform:)`.
+    public func lazyMap<U>(on scheduler: any Scheduler, transform: @escaping @Sendable (Value) -> U) -> SignalProducer<U, Error> {
+        lift { $0.lazyMap(on: scheduler, transform: transform) }
+    }
+}
+
+@usableFromInline
+struct _ThrottleState<Value> {
+    var lastSent: Date?
+    var pending: Value?
+    var scheduled: (any Disposable)?
+}

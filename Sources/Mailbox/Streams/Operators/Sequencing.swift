@@ -1,0 +1,97 @@
+import Foundation
+
+// then, concat, prefix, repeat, retry for SignalProducer (and Signal.then).
+
+extension SignalProducer {
+    /// Waits for this producer's run to complete (ignoring its values), then starts
+    /// `replacement` and forwards its events. Failure and interruption of this run are
+    /// forwarded, and `replacement` is not started.
+    public func then<U>(_ replacement: SignalProducer<U, Error>) -> SignalProducer<U, Error> {
+        let producer = self
+        return SignalProducer<U, Error> { observer, lifetime in
+            producer.startWithSignal { signal, interrupter in
+                lifetime += interrupter
+                lifetime += signal.observe { event in
+                    switch event {
+                    case .value: break
+                    case let .failed(error): observer.send(error: error)
+                    case .completed: lifetime += replacement.start(observer)
+                    case .interrupted: observer.sendInterrupted()
+                    }
+                }
+            }
+        }
+    }
+
+    /// `then` for a replacement that cannot fail.
+    @_disfavoredOverload
+    public func then<U>(_ replacement: SignalProducer<U, Never>) -> SignalProducer<U, Error> {
+        then(replacement.promoteError(Error.self))
+    }
+
+    /// Forwards this run's events, then — once it completed — `next`'s.
+    public func concat(_ next: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
+        SignalProducer<SignalProducer<Value, Error>, Error>([self, next]).flatten(.concat)
+    }
+
+    /// Forwards this run's events, then `value`, then completes.
+    public func concat(value: Value) -> SignalProducer<Value, Error> where Value: Sendable {
+        concat(SignalProducer(value: value))
+    }
+
+    /// Forwards `previous`'s events, then — once it completed — this run's.
+    public func prefix(_ previous: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
+        previous.concat(self)
+    }
+
+    /// Sends `value`, then forwards this run's events.
+    public func prefix(value: Value) -> SignalProducer<Value, Error> where Value: Sendable {
+        prefix(SignalProducer(value: value))
+    }
+
+    /// Runs this producer `count` times in a row, each run starting when the previous one
+    /// completed. `repeat(0)` completes at once.
+    ///
+    /// - Precondition: `count >= 0`.
+    public func `repeat`(_ count: Int) -> SignalProducer<Value, Error> {
+        precondition(count >= 0, "repeat requires a non-negative count, not \(count)")
+        if count == 0 { return .empty }
+        if count == 1 { return self }
+        return SignalProducer<SignalProducer<Value, Error>, Error>(Array(repeating: self, count: count)).flatten(.concat)
+    }
+
+    /// On failure, starts this producer again, at most `count` more times; the last failure
+    /// is forwarded.
+    public func retry(upTo count: Int) -> SignalProducer<Value, Error> {
+        precondition(count >= 0, "retry requires a non-negative count, not \(count)")
+        if count == 0 { return self }
+        let producer = self
+        return flatMapError { _ in producer.retry(upTo: count - 1) }
+    }
+
+    /// On failure, starts this producer again after `interval` seconds on `scheduler`, at
+    /// most `count` more times; the last failure is forwarded.
+    public func retry(upTo count: Int, interval: TimeInterval, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
+        precondition(count >= 0, "retry requires a non-negative count, not \(count)")
+        if count == 0 { return self }
+        let producer = self
+        return flatMapError { _ in
+            SignalProducer<(), Error> { observer, lifetime in
+                lifetime += scheduler.schedule(after: ._seconds(interval)) {
+                    observer.send(value: ())
+                    observer.sendCompleted()
+                }
+            }.then(producer.retry(upTo: count - 1, interval: interval, on: scheduler))
+        }
+    }
+}
+
+extension Signal {
+    /// Waits for this signal to complete (ignoring its values), then forwards a run of
+    /// `replacement`; see `SignalProducer.then(_:)`.
+    public func then<U>(_ replacement: SignalProducer<U, Error>) -> Signal<U, Error> {
+        Signal<U, Error> { downstream, lifetime in
+            lifetime += SignalProducer(self).then(replacement).start(downstream)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+extension Signal {
+    /// Receives the events of a signal, or — as a signal's input — sends them.
+    ///
+    /// An observer made with a closure runs it for each event it is sent. The input observer
+    /// of a `pipe()` or a `Signal { observer, lifetime in … }` forwards what it is sent to its
+    /// signal, and interrupts the signal when it is released before sending a terminal event.
+    ///
+    /// Thread-safety: an observer may be sent events from any thread, but the sender must
+    /// keep them serial (a signal does); an input observer accepts concurrent senders and
+    /// serialises them itself.
+    public final class Observer: Sendable {
+        /// The closure an observer runs for each event.
+        public typealias Action = @Sendable (Event) -> Void
+
+        @usableFromInline
+        let action: Action?
+
+        /// Set for a signal's input observer: events go to this core.
+        @usableFromInline
+        let core: _SignalCore<Value, Error>?
+
+        /// `core`, typed as its non-generic base, so `deinit` can check it without generic
+        /// metadata. Unowned: `core` keeps it alive.
+        @usableFromInline
+        unowned(unsafe) let _coreBase: _SignalCoreBase?
+
+        /// Creates an observer that runs `action` for each event.
+        @inlinable
+        public init(_ action: @escaping Action) {
+            self.action = action
+            self.core = nil
+            self._coreBase = nil
+        }
+
+        /// Creates an input observer for `core`; it interrupts the signal on deinit.
+        @inlinable
+        init(core: _SignalCore<Value, Error>) {
+            self.action = nil
+            self.core = core
+            self._coreBase = core
+        }
+
+        /// Creates an observer that runs the closure matching each event; a missing closure
+        /// ignores its events.
+        @inlinable
+        public convenience init(
+            value: (@Sendable (Value) -> Void)? = nil,
+            failed: (@Sendable (Error) -> Void)? = nil,
+            completed: (@Sendable () -> Void)? = nil,
+            interrupted: (@Sendable () -> Void)? = nil
+        ) {
+            self.init { event in
+                switch event {
+                case let .value(v): value?(v)
+                case let .failed(error): failed?(error)
+                case .completed: completed?()
+                case .interrupted: interrupted?()
+                }
+            }
+        }
+
+        deinit {
+            // Checked through the non-generic base first: releasing the input of a signal
+            // that has terminated (the common case) then costs no generic code.
+            guard let base = _coreBase, !base.hasTerminated else { return }
+            core?.inputReleased()
+        }
+
+        /// Sends `event`.
+        @inlinable
+        public func send(_ event: Event) {
+            if let core {
+                core.send(event)
+            } else {
+                action?(event)
+            }
+        }
+
+        /// Sends a value.
+        @inlinable
+        public func send(value: Value) {
+            if let core {
+                core.sendValue(value)
+            } else {
+                action?(.value(value))
+            }
+        }
+
+        /// Sends `failed(error)`, terminating the stream.
+        @inlinable
+        public func send(error: Error) {
+            send(.failed(error))
+        }
+
+        /// Sends `completed`, terminating the stream.
+        @inlinable
+        public func sendCompleted() {
+            send(.completed)
+        }
+
+        /// Sends `interrupted`, terminating the stream.
+        @inlinable
+        public func sendInterrupted() {
+            send(.interrupted)
+        }
+    }
+}

@@ -1,0 +1,448 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The shared state of one `Signal`: its observers, its status and its generator's disposable.
+///
+/// Two locks, as in ReactiveSwift:
+/// - `sendLock` serialises delivery: it is held while one event is delivered to every observer.
+///   A value sent while it is held (from another thread) waits; a value sent recursively from an
+///   observer on the same thread is a precondition failure (`EDEADLK` in debug builds).
+/// - `stateLock` protects `status`, `observers`, `disposable` and `isSignalReleased`; it is
+///   never held while user code runs.
+///
+/// Terminal events never wait for `sendLock`: they record themselves in `status` and whoever
+/// holds (or next acquires) `sendLock` delivers them after the current value has reached every
+/// observer. That makes a terminal event sent from inside an observer (a "recursive" terminal
+/// event) legal, and deferred.
+///
+/// Values are delivered to `snapshot`, a copy of the observers owned by `sendLock`; observing or
+/// detaching marks it stale through `flags`, so a steady stream of values takes one lock and
+/// one atomic load per event.
+@usableFromInline
+final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
+    @usableFromInline
+    typealias Observer = Signal<Value, Error>.Observer
+
+    @usableFromInline
+    enum Status {
+        case alive
+        /// A terminal event is waiting for `sendLock`.
+        case terminating(Event<Value, Error>)
+        case terminated
+    }
+
+
+    /// Held while an event is delivered; protects `snapshot`.
+    @usableFromInline
+    let sendLock = Lock()
+
+    /// Protects `status`, `observers`, `disposable`, `isSignalReleased`. Never held while user
+    /// code runs.
+    @usableFromInline
+    let stateLock = Lock()
+
+    /// Protected by `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var status: Status = .alive
+
+    /// Protected by `stateLock`. In insertion order; shared copy-on-write with `snapshot`.
+    @usableFromInline @exclusivity(unchecked)
+    var observers = _ObserverList<Value, Error>()
+
+    /// Disposed when the signal terminates (or is torn down unobserved). Protected by
+    /// `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var disposable: (any Disposable)?
+
+    /// Whether the `Signal` object is gone, so no new observer can arrive. Protected by
+    /// `stateLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var isSignalReleased = false
+
+    /// The observers values are delivered to: a copy of `observers.entries` (sharing its
+    /// storage until either changes). Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshot: ContiguousArray<_ObserverEntry<Value, Error>> = []
+
+    @inlinable
+    override init() {}
+
+    @inlinable
+    init(observer: Observer) {
+        observers.insert(observer)
+        snapshot = observers.entries
+    }
+
+    // MARK: Sending
+
+    @inlinable
+    func send(_ event: Event<Value, Error>) {
+        if case let .value(value) = event {
+            sendValue(value)
+        } else {
+            sendTerminal(event)
+        }
+    }
+
+    @inlinable
+    func sendValue(_ value: Value) {
+        sendLock.lock()
+        let outcome = deliverWhileSending(value)
+        sendLock.unlock()
+        finishSending(outcome)
+    }
+
+    /// Requires `sendLock`. Delivers `value` to every observer — or, if a terminal event is
+    /// pending, delivers that instead and returns `.terminated` with the disposable to
+    /// dispose after unlocking.
+    @inlinable
+    func deliverWhileSending(_ value: Value) -> _SendOutcome {
+        let current = flags.load(ordering: .sequentiallyConsistent)
+        if current != 0 {
+            if current & Self.terminatingBit != 0 {
+                return .terminated(commitTerminationWhileSending())
+            }
+            refreshSnapshot()
+        }
+        let event = Event<Value, Error>.value(value)
+        // `snapshot` retains every observer and only this thread (holding `sendLock`) can
+        // replace it, so delivering through unretained references is safe and saves a
+        // retain/release per observer per event.
+        snapshot.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                entries[index].unretained._withUnsafeGuaranteedRef { $0.send(event) }
+            }
+        }
+        return .delivered
+    }
+
+    /// Call after releasing `sendLock` with what `deliverWhileSending` returned.
+    @inlinable
+    func finishSending(_ outcome: _SendOutcome) {
+        if case let .terminated(disposable) = outcome {
+            disposable?.dispose()
+        } else if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
+            tryToCommitTermination()
+        }
+    }
+
+    /// Runs `update` holding `sendLock`, then delivers the value it returns: the value and
+    /// its delivery are one step with respect to other senders (what `MutableProperty`
+    /// needs). If `update` throws, nothing is sent.
+    @inlinable
+    func sendValue<R, E: Swift.Error>(updating update: () throws(E) -> (result: R, value: Value)) throws(E) -> R {
+        sendLock.lock()
+        let updated: (result: R, value: Value)
+        do {
+            updated = try update()
+        } catch {
+            sendLock.unlock()
+            throw error
+        }
+        let outcome = deliverWhileSending(updated.value)
+        sendLock.unlock()
+        finishSending(outcome)
+        return updated.result
+    }
+
+    /// Requires `sendLock` (or exclusive ownership, in `init`).
+    @inlinable
+    func setSnapshot(_ entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
+        snapshot = entries
+    }
+
+    @inlinable
+    func refreshSnapshot() {
+        stateLock.lock()
+        flags.bitwiseAnd(~Self.staleBit, ordering: .sequentiallyConsistent)
+        if case .alive = status {
+            setSnapshot(observers.entries)
+        } else {
+            setSnapshot([])
+        }
+        stateLock.unlock()
+    }
+
+    @inlinable
+    func sendTerminal(_ event: Event<Value, Error>) {
+        stateLock.lock()
+        guard case .alive = status else {
+            stateLock.unlock()
+            return
+        }
+        status = .terminating(event)
+        flags.bitwiseOr(Self.terminatingBit, ordering: .sequentiallyConsistent)
+        stateLock.unlock()
+        tryToCommitTermination()
+    }
+
+    /// The input observer was released before sending a terminal event: interrupt. Kept out
+    /// of line so the observer's (unspecialised) `deinit` touches no generic metadata on its
+    /// common path.
+    @inline(never)
+    @usableFromInline
+    func inputReleased() {
+        sendTerminal(.interrupted)
+    }
+
+    /// Delivers a pending terminal event unless another delivery is under way (on this thread:
+    /// a recursive terminal event; on another: a concurrent value), in which case that delivery
+    /// commits it when it finishes.
+    @inlinable
+    func tryToCommitTermination() {
+        guard pthread_mutex_trylock(sendLock.mutex) == 0 else { return }
+        let disposable = commitTerminationWhileSending()
+        sendLock.unlock()
+        disposable?.dispose()
+    }
+
+    /// Requires `sendLock`. Delivers the pending terminal event, releases every observer and
+    /// returns the generator's disposable for the caller to dispose once `sendLock` is released.
+    @inlinable
+    func commitTerminationWhileSending() -> (any Disposable)? {
+        stateLock.lock()
+        guard case let .terminating(event) = status else {
+            stateLock.unlock()
+            return nil
+        }
+        status = .terminated
+        let taken = observers.removeAll()
+        let disposable = self.disposable
+        self.disposable = nil
+        flags.store(Self.terminatedBit, ordering: .sequentiallyConsistent)
+        stateLock.unlock()
+        setSnapshot([])
+        for entry in taken {
+            entry.observer.send(event)
+        }
+        return disposable
+    }
+
+    // MARK: Observing
+
+    @inlinable
+    func observe(_ observer: Observer) -> (any Disposable)? {
+        stateLock.lock()
+        if case .alive = status {
+            let token = observers.insert(observer)
+            flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+            stateLock.unlock()
+            return _ObserverRemoval(core: self, token: token)
+        }
+        stateLock.unlock()
+        observer.sendInterrupted()
+        return nil
+    }
+
+    @inlinable
+    func removeObserver(_ token: UInt64) {
+        stateLock.lock()
+        let removed: Observer?
+        switch status {
+        case .alive, .terminating:
+            removed = observers.remove(using: token)
+        case .terminated:
+            removed = nil
+        }
+        flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+        let teardown = tearDownIfUnreachableLocked()
+        stateLock.unlock()
+        _ = removed
+        teardown?.dispose()
+    }
+
+    /// Called when the `Signal` object deinitialises.
+    @inlinable
+    func signalReleased() {
+        stateLock.lock()
+        isSignalReleased = true
+        let teardown = tearDownIfUnreachableLocked()
+        stateLock.unlock()
+        teardown?.dispose()
+    }
+
+    /// Requires `stateLock`. A live signal with no observers and no `Signal` object can never
+    /// deliver again: end it silently and hand back its disposable.
+    @inlinable
+    func tearDownIfUnreachableLocked() -> (any Disposable)? {
+        guard case .alive = status, isSignalReleased, observers.isEmpty else { return nil }
+        status = .terminated
+        flags.bitwiseOr(Self.staleBit | Self.terminatedBit, ordering: .sequentiallyConsistent)
+        let disposable = self.disposable
+        self.disposable = nil
+        return disposable
+    }
+
+    /// Stores the generator's disposable, or disposes it at once if the signal has terminated.
+    @inlinable
+    func setDisposable(_ disposable: (any Disposable)?) {
+        guard let disposable else { return }
+        stateLock.lock()
+        if case .terminated = status {
+            stateLock.unlock()
+            disposable.dispose()
+            return
+        }
+        self.disposable = disposable
+        stateLock.unlock()
+    }
+
+    /// Whether the signal has terminated (or is delivering its terminal event).
+    @inlinable
+    var isTerminated: Bool {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        if case .alive = status { return false }
+        return true
+    }
+}
+
+/// The part of a signal core that does not depend on its generic parameters, so that hot
+/// non-specialised paths (an input observer's `deinit`) can read it without instantiating
+/// generic metadata.
+@usableFromInline
+class _SignalCoreBase {
+    /// `flags` bit: `snapshot` is stale.
+    @usableFromInline
+    static var staleBit: UInt8 { 1 }
+
+    /// `flags` bit: a terminal event is waiting to be delivered.
+    @usableFromInline
+    static var terminatingBit: UInt8 { 2 }
+
+    /// `flags` bit: the signal has terminated (or was torn down).
+    @usableFromInline
+    static var terminatedBit: UInt8 { 4 }
+
+    /// `staleBit | terminatingBit | terminatedBit`; changed under `stateLock`, read under
+    /// `sendLock` or after it.
+    @usableFromInline
+    let flags = Atomic<UInt8>(0)
+
+    @inlinable
+    init() {}
+
+    /// Whether the signal has certainly terminated (a cheap, lock-free check).
+    @inlinable
+    var hasTerminated: Bool {
+        flags.load(ordering: .acquiring) & Self.terminatedBit != 0
+    }
+}
+
+// Its only stored property is the `flags` atomic.
+extension _SignalCoreBase: @unchecked Sendable {}
+
+// Every mutable property is protected by `stateLock` or `sendLock`, as documented beside it.
+extension _SignalCore: @unchecked Sendable {}
+
+/// Detaches one observer from a signal; silent (the observer receives nothing more).
+@usableFromInline
+final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
+    @usableFromInline
+    let state = Atomic<Bool>(false)
+
+    @usableFromInline
+    let core: _SignalCore<Value, Error>
+
+    @usableFromInline
+    let token: UInt64
+
+    @inlinable
+    init(core: _SignalCore<Value, Error>, token: UInt64) {
+        self.core = core
+        self.token = token
+    }
+
+    @inlinable
+    var isDisposed: Bool { state.load(ordering: .acquiring) }
+
+    @inlinable
+    func dispose() {
+        if !state.exchange(true, ordering: .acquiringAndReleasing) {
+            core.removeObserver(token)
+        }
+    }
+}
+
+/// What `_SignalCore.deliverWhileSending` did.
+@usableFromInline
+enum _SendOutcome {
+    /// The value reached every observer.
+    case delivered
+    /// A pending terminal event was delivered instead; dispose this once `sendLock` is free.
+    case terminated((any Disposable)?)
+}
+
+/// One observer of a signal, with the token that removes it and an unretained reference for
+/// delivery.
+@usableFromInline
+struct _ObserverEntry<Value, Error: Swift.Error> {
+    @usableFromInline
+    let token: UInt64
+
+    @usableFromInline
+    let observer: Signal<Value, Error>.Observer
+
+    @usableFromInline
+    let unretained: Unmanaged<Signal<Value, Error>.Observer>
+
+    @inlinable
+    init(token: UInt64, observer: Signal<Value, Error>.Observer) {
+        self.token = token
+        self.observer = observer
+        self.unretained = .passUnretained(observer)
+    }
+}
+
+/// The observers of a signal, in insertion order, removable by token. Like `Bag`, but one
+/// array of entries that delivery can share without copying. Not thread-safe: the core's
+/// `stateLock` protects it.
+@usableFromInline
+struct _ObserverList<Value, Error: Swift.Error> {
+    @usableFromInline
+    var entries: ContiguousArray<_ObserverEntry<Value, Error>> = []
+
+    @usableFromInline
+    var nextToken: UInt64 = 0
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    var isEmpty: Bool { entries.isEmpty }
+
+    @inlinable
+    @discardableResult
+    mutating func insert(_ observer: Signal<Value, Error>.Observer) -> UInt64 {
+        let token = nextToken
+        nextToken &+= 1
+        entries.append(_ObserverEntry(token: token, observer: observer))
+        return token
+    }
+
+    /// - Complexity: O(n); O(1) for the most recent observer.
+    @inlinable
+    mutating func remove(using token: UInt64) -> Signal<Value, Error>.Observer? {
+        var index = entries.count - 1
+        while index >= 0 {
+            if entries[index].token == token { return entries.remove(at: index).observer }
+            if entries[index].token < token { return nil }
+            index -= 1
+        }
+        return nil
+    }
+
+    @inlinable
+    mutating func removeAll() -> ContiguousArray<_ObserverEntry<Value, Error>> {
+        let taken = entries
+        entries = []
+        return taken
+    }
+}
