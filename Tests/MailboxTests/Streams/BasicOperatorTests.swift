@@ -5,9 +5,9 @@ import Testing
 func run<V: Sendable, U>(
     _ values: [V], completing: Bool = true,
     _ transform: (Signal<V, TestError>) -> Signal<U, TestError>
-) -> Recorder<U, TestError> {
+) -> EventRecorder<U, TestError> {
     let (signal, input) = Signal<V, TestError>.pipe()
-    let recorder = Recorder<U, TestError>()
+    let recorder = EventRecorder<U, TestError>()
     transform(signal).observe(recorder.observer)
     for value in values { input.send(value: value) }
     if completing { input.sendCompleted() }
@@ -30,7 +30,7 @@ struct BasicOperatorTests {
 
     @Test func mapError_transformsFailure() {
         let (signal, input) = Signal<Int, TestError>.pipe()
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         signal.mapError { TestError(code: $0.code + 1) }.observe(recorder.observer)
         input.send(error: TestError(code: 1))
         #expect(recorder.events == [.failed(TestError(code: 2))])
@@ -54,7 +54,7 @@ struct BasicOperatorTests {
     @Test func takeUntilTrigger_completesOnTriggerValue() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let (trigger, fire) = Signal<(), Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.take(until: trigger).observe(recorder.observer)
         input.send(value: 1)
         fire.send(value: ())
@@ -65,7 +65,7 @@ struct BasicOperatorTests {
     @Test func takeDuring_completesWhenLifetimeEnds() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let (lifetime, token) = Lifetime.make()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.take(during: lifetime).observe(recorder.observer)
         input.send(value: 1)
         token.dispose()
@@ -78,7 +78,7 @@ struct BasicOperatorTests {
         #expect(run([1, 2, 3, 1]) { $0.skip(while: { $0 < 2 }) }.values == [2, 3, 1])
         let (signal, input) = Signal<Int, Never>.pipe()
         let (trigger, fire) = Signal<(), Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.skip(until: trigger).observe(recorder.observer)
         input.send(value: 1)
         fire.send(value: ())
@@ -120,7 +120,7 @@ struct BasicOperatorTests {
         let events = run([1]) { $0.materialize().promoteError(TestError.self) }.values
         #expect(events == [.value(1), .completed])
         let (signal, input) = Signal<Event<Int, TestError>, Never>.pipe()
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         signal.dematerialize().observe(recorder.observer)
         input.send(value: .value(1))
         input.send(value: .failed(TestError(code: 4)))
@@ -129,31 +129,31 @@ struct BasicOperatorTests {
 
     @Test func materializeResults_dematerializeResults() {
         let (signal, input) = Signal<Int, TestError>.pipe()
-        let results = Recorder<Result<Int, TestError>, Never>()
+        let results = EventRecorder<Result<Int, TestError>, Never>()
         signal.materializeResults().observe(results.observer)
         input.send(value: 1)
         input.send(error: TestError())
         #expect(results.values == [.success(1), .failure(TestError())])
         #expect(results.isCompleted)
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         SignalProducer<Result<Int, TestError>, Never>([.success(2), .failure(TestError(code: 1))])
             .dematerializeResults().start(recorder.observer)
         #expect(recorder.events == [.value(2), .failed(TestError(code: 1))])
     }
 
     @Test func promoteValue_changesValueType() {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Never, Never>.empty.promoteValue(Int.self).start(recorder.observer)
         #expect(recorder.events == [.completed])
     }
 
     @Test func producerOperators_applyPerRun() {
         let producer = SignalProducer<Int, Never>([1, 2, 3, 4])
-        let recorder = Recorder<[Int], Never>()
+        let recorder = EventRecorder<[Int], Never>()
         producer.map { $0 + 1 }.filter { $0 % 2 == 0 }.skip(first: 1).take(first: 5).scan(0, +)
             .skipRepeats().collect().start(recorder.observer)
         #expect(recorder.events == [.value([4]), .completed])
-        let second = Recorder<Int, Never>()
+        let second = EventRecorder<Int, Never>()
         producer.take(last: 1).start(second.observer)
         #expect(second.values == [4])
     }

@@ -7,7 +7,7 @@ struct CombineFlattenTests {
     @Test func combineLatest_waitsForAllAndCompletesWhenAllComplete() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<String, Never>.pipe()
-        let recorder = Recorder<String, Never>()
+        let recorder = EventRecorder<String, Never>()
         a.combineLatest(with: b).map { "\($0)\($1)" }.observe(recorder.observer)
         inputA.send(value: 1)
         inputB.send(value: "a")
@@ -20,10 +20,10 @@ struct CombineFlattenTests {
     }
 
     @Test func staticCombineLatest_andSequences() {
-        let recorder = Recorder<[Int], Never>()
+        let recorder = EventRecorder<[Int], Never>()
         SignalProducer.combineLatest([SignalProducer<Int, Never>(value: 1), SignalProducer(value: 2)]).start(recorder.observer)
         #expect(recorder.events == [.value([1, 2]), .completed])
-        let triple = Recorder<String, Never>()
+        let triple = EventRecorder<String, Never>()
         SignalProducer.combineLatest(SignalProducer<Int, Never>(value: 1), SignalProducer<String, Never>(value: "x"), SignalProducer<Bool, Never>(value: true))
             .map { "\($0)\($1)\($2)" }.start(triple.observer)
         #expect(triple.values == ["1xtrue"])
@@ -32,7 +32,7 @@ struct CombineFlattenTests {
     @Test func zip_pairsInOrder() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<[Int], Never>()
+        let recorder = EventRecorder<[Int], Never>()
         a.zip(with: b).map { [$0, $1] }.observe(recorder.observer)
         inputA.send(value: 1)
         inputA.send(value: 2)
@@ -41,10 +41,10 @@ struct CombineFlattenTests {
         #expect(!recorder.isCompleted)
         inputB.send(value: 20)
         #expect(recorder.events == [.value([1, 10]), .value([2, 20]), .completed])
-        let many = Recorder<[Int], Never>()
+        let many = EventRecorder<[Int], Never>()
         SignalProducer.zip([SignalProducer<Int, Never>([1, 2]), SignalProducer([3, 4, 5])]).start(many.observer)
         #expect(many.events == [.value([1, 3]), .value([2, 4]), .completed])
-        let three = Recorder<Int, Never>()
+        let three = EventRecorder<Int, Never>()
         Signal.zip(Signal<Int, Never>.never, Signal<Int, Never>.never, Signal<Int, Never>.never).map { $0 + $1 + $2 }.observe(three.observer)
         #expect(three.events.isEmpty)
     }
@@ -52,7 +52,7 @@ struct CombineFlattenTests {
     @Test func merge_forwardsAllAndCompletesWhenAllComplete() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         Signal.merge(a, b).observe(recorder.observer)
         inputA.send(value: 1)
         inputB.send(value: 2)
@@ -60,7 +60,7 @@ struct CombineFlattenTests {
         inputB.send(value: 3)
         inputB.sendCompleted()
         #expect(recorder.events == [.value(1), .value(2), .value(3), .completed])
-        let producers = Recorder<Int, Never>()
+        let producers = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 1).merge(with: SignalProducer(value: 2)).start(producers.observer)
         #expect(producers.events == [.value(1), .value(2), .completed])
     }
@@ -68,7 +68,7 @@ struct CombineFlattenTests {
     @Test func withLatest_and_sample() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<String, Never>.pipe()
-        let latest = Recorder<String, Never>()
+        let latest = EventRecorder<String, Never>()
         a.withLatest(from: b).map { "\($0)\($1)" }.observe(latest.observer)
         inputA.send(value: 0)
         inputB.send(value: "x")
@@ -77,7 +77,7 @@ struct CombineFlattenTests {
 
         let (values, sendValue) = Signal<Int, Never>.pipe()
         let (sampler, tick) = Signal<(), Never>.pipe()
-        let sampled = Recorder<Int, Never>()
+        let sampled = EventRecorder<Int, Never>()
         values.sample(on: sampler).observe(sampled.observer)
         tick.send(value: ())
         sendValue.send(value: 5)
@@ -92,7 +92,7 @@ struct CombineFlattenTests {
         let (outer, outerInput) = Signal<SignalProducer<Int, Never>, Never>.pipe()
         let (inner1, input1) = Signal<Int, Never>.pipe()
         let (inner2, input2) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         outer.flatten(.merge).observe(recorder.observer)
         outerInput.send(value: SignalProducer(inner1))
         outerInput.send(value: SignalProducer(inner2))
@@ -107,7 +107,7 @@ struct CombineFlattenTests {
 
     @Test func flattenConcat_queuesInners() {
         let (inner1, input1) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<SignalProducer<Int, Never>, Never>([SignalProducer(inner1), SignalProducer([2, 3])])
             .flatten(.concat).start(recorder.observer)
         input1.send(value: 1)
@@ -133,7 +133,7 @@ struct CombineFlattenTests {
     @Test func flattenLatest_disposesPreviousInnerAtOnce() {
         let interrupted = Box<[Int]>([])
         let (outer, outerInput) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         let inputs = Box<[Int: Signal<Int, Never>.Observer]>([:])
         outer.flatMap(.latest) { index in
             SignalProducer<Int, Never> { observer, lifetime in
@@ -156,7 +156,7 @@ struct CombineFlattenTests {
     @Test func flattenRace_firstValueWins() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Signal<Int, Never>, Never>([a, b]).flatten(.race).start(recorder.observer)
         inputB.send(value: 2)
         inputA.send(value: 1)
@@ -166,7 +166,7 @@ struct CombineFlattenTests {
 
     @Test func flattenThrottle_dropsInnersWhileOneRuns() {
         let (a, inputA) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<SignalProducer<Int, Never>, Never>([SignalProducer(a), SignalProducer(value: 9)])
             .flatten(.throttle).start(recorder.observer)
         inputA.send(value: 1)
@@ -175,21 +175,21 @@ struct CombineFlattenTests {
     }
 
     @Test func flatten_innerFailureFailsResult_errorVariants() {
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         SignalProducer<Int, Never>([1, 2]).flatMap(.merge) { value in
             value == 2 ? SignalProducer<Int, TestError>(error: TestError(code: value)) : SignalProducer(value: value)
         }.start(recorder.observer)
         #expect(recorder.events == [.value(1), .failed(TestError(code: 2))])
-        let promoted = Recorder<Int, TestError>()
+        let promoted = EventRecorder<Int, TestError>()
         SignalProducer<Int, TestError>(value: 1).flatMap(.concat) { SignalProducer<Int, Never>(value: $0 + 1) }.start(promoted.observer)
         #expect(promoted.events == [.value(2), .completed])
-        let never = Recorder<Int, Never>()
+        let never = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 1).flatMap(.latest) { SignalProducer<Int, Never>(value: $0 * 3) }.start(never.observer)
         #expect(never.values == [3])
     }
 
     @Test func flatMapError_recovers() {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Int, TestError>(error: TestError(code: 7)).flatMapError { SignalProducer<Int, Never>(value: $0.code) }.start(recorder.observer)
         #expect(recorder.events == [.value(7), .completed])
     }

@@ -11,9 +11,9 @@ struct ProducerOperatorTests {
     @Test func takeUntilAndSkipUntil_withProducerTriggers() {
         let (trigger, fire) = Signal<(), Never>.pipe()
         let (values, input) = Signal<Int, Never>.pipe()
-        let taken = Recorder<Int, Never>()
+        let taken = EventRecorder<Int, Never>()
         SignalProducer(values).take(until: SignalProducer(trigger)).start(taken.observer)
-        let skipped = Recorder<Int, Never>()
+        let skipped = EventRecorder<Int, Never>()
         SignalProducer(values).skip(until: SignalProducer(trigger)).start(skipped.observer)
         input.send(value: 1)
         fire.send(value: ())
@@ -25,15 +25,15 @@ struct ProducerOperatorTests {
     @Test func sampleAndWithLatest_producers() {
         let (values, input) = Signal<Int, Never>.pipe()
         let (ticks, tick) = Signal<String, Never>.pipe()
-        let sampled = Recorder<String, Never>()
+        let sampled = EventRecorder<String, Never>()
         SignalProducer(values).sample(with: SignalProducer(ticks)).map { "\($0)\($1)" }.start(sampled.observer)
-        let latest = Recorder<String, Never>()
+        let latest = EventRecorder<String, Never>()
         SignalProducer(ticks).withLatest(from: SignalProducer(values)).map { "\($0)\($1)" }.start(latest.observer)
         input.send(value: 1)
         tick.send(value: "a")
         #expect(sampled.values == ["1a"])
         #expect(latest.values == ["a1"])
-        let onUnit = Recorder<Int, Never>()
+        let onUnit = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 4).sample(on: SignalProducer<(), Never>(value: ())).start(onUnit.observer)
         #expect(onUnit.events == [.completed])
     }
@@ -41,13 +41,13 @@ struct ProducerOperatorTests {
     @Test func multiInputOperators_reentrantInterruptionDoesNotDeadlock() {
         let a = SignalProducer<Int, Never>(value: 1).concat(.never)
         let b = SignalProducer<Int, Never>(value: 2).concat(.never)
-        let combined = Recorder<Int, Never>()
+        let combined = EventRecorder<Int, Never>()
         a.combineLatest(with: b).map { $0 + $1 }.take(first: 1).start(combined.observer)
         #expect(combined.events == [.value(3), .completed])
-        let zipped = Recorder<Int, Never>()
+        let zipped = EventRecorder<Int, Never>()
         a.zip(with: b).map { $0 * $1 }.take(first: 1).start(zipped.observer)
         #expect(zipped.events == [.value(2), .completed])
-        let many = Recorder<[Int], Never>()
+        let many = EventRecorder<[Int], Never>()
         SignalProducer.combineLatest([a, b]).take(first: 1).start(many.observer)
         #expect(many.events == [.value([1, 2]), .completed])
     }
@@ -55,18 +55,18 @@ struct ProducerOperatorTests {
     @Test func signalMergeWithAndStaticArities() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<Int, Never>.pipe()
-        let merged = Recorder<Int, Never>()
+        let merged = EventRecorder<Int, Never>()
         a.merge(with: b).observe(merged.observer)
         inputB.send(value: 2)
         inputA.send(value: 1)
         #expect(merged.values == [2, 1])
-        let four = Recorder<Int, Never>()
+        let four = EventRecorder<Int, Never>()
         SignalProducer.combineLatest(
             SignalProducer<Int, Never>(value: 1), SignalProducer<Int, Never>(value: 2),
             SignalProducer<Int, Never>(value: 3), SignalProducer<Int, Never>(value: 4)
         ).map { $0 + $1 + $2 + $3 }.start(four.observer)
         #expect(four.events == [.value(10), .completed])
-        let six = Recorder<Int, Never>()
+        let six = EventRecorder<Int, Never>()
         SignalProducer.zip(
             SignalProducer<Int, Never>([1, 2]), SignalProducer<Int, Never>([1, 2]), SignalProducer<Int, Never>([1, 2]),
             SignalProducer<Int, Never>([1, 2]), SignalProducer<Int, Never>([1, 2]), SignalProducer<Int, Never>([1, 2])
@@ -85,7 +85,7 @@ struct ProducerOperatorTests {
 
     @Test func observeOn_producer() {
         let scheduler = TestScheduler()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>([1, 2]).observe(on: scheduler).start(recorder.observer)
         #expect(recorder.events.isEmpty)
         scheduler.advance()
@@ -120,7 +120,7 @@ struct ProducerOperatorTests {
     @Test func flatten_signalOfSignals_andPropertyFlatten() {
         let (outer, outerInput) = Signal<Signal<Int, Never>, Never>.pipe()
         let (inner, innerInput) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         outer.flatten(.merge).observe(recorder.observer)
         outerInput.send(value: inner)
         innerInput.send(value: 5)

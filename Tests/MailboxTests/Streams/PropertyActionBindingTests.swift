@@ -6,8 +6,8 @@ extension Streams {
 struct PropertyActionBindingTests {
     @Test func mutableProperty_producerSendsCurrentThenChanges_signalSendsChanges() {
         let property = MutableProperty(1)
-        let fromProducer = Recorder<Int, Never>()
-        let fromSignal = Recorder<Int, Never>()
+        let fromProducer = EventRecorder<Int, Never>()
+        let fromSignal = EventRecorder<Int, Never>()
         property.producer.start(fromProducer.observer)
         property.signal.observe(fromSignal.observer)
         property.value = 2
@@ -18,7 +18,7 @@ struct PropertyActionBindingTests {
 
     @Test func mutableProperty_modifySwapWithValue() {
         let property = MutableProperty([1])
-        let recorder = Recorder<[Int], Never>()
+        let recorder = EventRecorder<[Int], Never>()
         property.signal.observe(recorder.observer)
         let count = property.modify { value -> Int in value.append(2); return value.count }
         let old = property.swap([9])
@@ -30,7 +30,7 @@ struct PropertyActionBindingTests {
 
     @Test func mutableProperty_deinitCompletesAndEndsLifetime() {
         var property: MutableProperty<Int>? = MutableProperty(0)
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         let ended = Box(false)
         property?.producer.start(recorder.observer)
         property?.lifetime.observeEnded { ended.value = true }
@@ -71,7 +71,7 @@ struct PropertyActionBindingTests {
         let filtered = a.filter(initial: 0) { $0 % 2 == 0 }
         let zipped = a.zip(with: b).map { "\($0)\($1)" }
         let deduped = a.skipRepeats()
-        let changes = Recorder<Int, Never>()
+        let changes = EventRecorder<Int, Never>()
         deduped.signal.observe(changes.observer)
         a.value = 2
         a.value = 2
@@ -132,11 +132,11 @@ struct PropertyActionBindingTests {
 
     @Test func action_runsAndPublishesEvents() {
         let action = Action<Int, Int, TestError> { input in SignalProducer(value: input * 2) }
-        let values = Recorder<Int, Never>()
+        let values = EventRecorder<Int, Never>()
         let completed = Box(0)
         action.values.observe(values.observer)
         action.completed.observeValues { completed.value += 1 }
-        let result = Recorder<Int, ActionError<TestError>>()
+        let result = EventRecorder<Int, ActionError<TestError>>()
         action.apply(3).start(result.observer)
         #expect(result.events == [.value(6), .completed])
         #expect(values.values == [6])
@@ -153,7 +153,7 @@ struct PropertyActionBindingTests {
         action.apply(()).start()
         #expect(action.isExecuting.value)
         #expect(!action.isEnabled.value)
-        let second = Recorder<Int, ActionError<TestError>>()
+        let second = EventRecorder<Int, ActionError<TestError>>()
         action.apply(()).start(second.observer)
         #expect(second.events == [.failed(.disabled)])
         #expect(disabled.value == 1)
@@ -164,9 +164,9 @@ struct PropertyActionBindingTests {
 
     @Test func action_failureIsWrappedAndPublished() {
         let action = Action<Void, Int, TestError> { SignalProducer(error: TestError(code: 2)) }
-        let errors = Recorder<TestError, Never>()
+        let errors = EventRecorder<TestError, Never>()
         action.errors.observe(errors.observer)
-        let result = Recorder<Int, ActionError<TestError>>()
+        let result = EventRecorder<Int, ActionError<TestError>>()
         action.apply(()).start(result.observer)
         #expect(result.events == [.failed(.producerFailed(TestError(code: 2)))])
         #expect(errors.values == [TestError(code: 2)])
@@ -176,21 +176,21 @@ struct PropertyActionBindingTests {
         let enabled = MutableProperty(false)
         let action = Action<Int, Int, Never>(enabledIf: enabled) { SignalProducer(value: $0) }
         #expect(!action.isEnabled.value)
-        let refused = Recorder<Int, ActionError<Never>>()
+        let refused = EventRecorder<Int, ActionError<Never>>()
         action.apply(1).start(refused.observer)
         #expect(refused.events == [.failed(.disabled)])
         enabled.value = true
         #expect(action.isEnabled.value)
         let state = MutableProperty(10)
         let stateful = Action<Int, Int, Never>(state: state, enabledIf: { $0 > 0 }) { base, input in SignalProducer(value: base + input) }
-        let result = Recorder<Int, ActionError<Never>>()
+        let result = EventRecorder<Int, ActionError<Never>>()
         stateful.apply(5).start(result.observer)
         #expect(result.values == [15])
     }
 
     @Test func action_bindingAppliesForEachValue() {
         let action = Action<Int, Int, Never> { SignalProducer(value: $0) }
-        let values = Recorder<Int, Never>()
+        let values = EventRecorder<Int, Never>()
         action.values.observe(values.observer)
         let (signal, input) = Signal<Int, Never>.pipe()
         action <~ signal

@@ -5,23 +5,23 @@ extension Streams {
 @Suite("SignalProducer")
 struct SignalProducerTests {
     @Test func initialisers_sendTheirValues() {
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         SignalProducer<Int, TestError>(value: 1).start(recorder.observer)
         #expect(recorder.events == [.value(1), .completed])
 
-        let failed = Recorder<Int, TestError>()
+        let failed = EventRecorder<Int, TestError>()
         SignalProducer<Int, TestError>(error: TestError(code: 2)).start(failed.observer)
         #expect(failed.events == [.failed(TestError(code: 2))])
 
-        let result = Recorder<Int, TestError>()
+        let result = EventRecorder<Int, TestError>()
         SignalProducer<Int, TestError>(result: .success(4)).start(result.observer)
         #expect(result.events == [.value(4), .completed])
 
-        let sequence = Recorder<Int, Never>()
+        let sequence = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>([1, 2, 3]).start(sequence.observer)
         #expect(sequence.events == [.value(1), .value(2), .value(3), .completed])
 
-        let variadic = Recorder<Int, Never>()
+        let variadic = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(values: 1, 2).start(variadic.observer)
         #expect(variadic.values == [1, 2])
     }
@@ -40,7 +40,7 @@ struct SignalProducerTests {
         let (signal, input) = Signal<Int, Never>.pipe()
         let producer = SignalProducer(signal)
         input.send(value: 0)
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         producer.start(recorder.observer)
         input.send(value: 1)
         input.sendCompleted()
@@ -48,10 +48,10 @@ struct SignalProducerTests {
     }
 
     @Test func emptyAndNever() {
-        let empty = Recorder<Int, Never>()
+        let empty = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>.empty.start(empty.observer)
         #expect(empty.events == [.completed])
-        let never = Recorder<Int, Never>()
+        let never = EventRecorder<Int, Never>()
         let disposable = SignalProducer<Int, Never>.never.start(never.observer)
         #expect(never.events.isEmpty)
         disposable.dispose()
@@ -71,7 +71,7 @@ struct SignalProducerTests {
     }
 
     @Test func startWithSignal_observersAttachBeforeStart() {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 5).startWithSignal { signal, _ in
             signal.observe(recorder.observer)
         }
@@ -91,7 +91,7 @@ struct SignalProducerTests {
     }
 
     @Test func lift_appliesSignalOperatorPerRun() {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>([1, 2, 3]).lift { $0.map { $0 * 10 } }.start(recorder.observer)
         #expect(recorder.values == [10, 20, 30])
         #expect(recorder.isCompleted)

@@ -6,7 +6,7 @@ extension Streams {
 struct SignalTests {
     @Test func pipe_deliversValuesThenCompletion() {
         let (signal, input) = Signal<Int, TestError>.pipe()
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         signal.observe(recorder.observer)
         input.send(value: 1)
         input.send(value: 2)
@@ -47,7 +47,7 @@ struct SignalTests {
             inputBox.value = observer
             lifetime.observeEnded { ended.value = true }
         }
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.observe(recorder.observer)
         inputBox.value?.send(value: 1)
         #expect(!ended.value)
@@ -60,7 +60,7 @@ struct SignalTests {
         var input: Signal<Int, Never>.Observer?
         let signal: Signal<Int, Never>
         (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.observe(recorder.observer)
         input?.send(value: 1)
         input = nil
@@ -77,10 +77,10 @@ struct SignalTests {
     }
 
     @Test func empty_interruptsNewObservers_never_sendsNothing() {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         Signal<Int, Never>.empty.observe(recorder.observer)
         #expect(recorder.events == [.interrupted])
-        let never = Recorder<Int, Never>()
+        let never = EventRecorder<Int, Never>()
         let signal = Signal<Int, Never>.never
         signal.observe(never.observer)
         #expect(never.events.isEmpty)
@@ -98,7 +98,7 @@ struct SignalTests {
 
     @Test func lifetimeEnded_completesWhenTokenDisposed() {
         let (lifetime, token) = Lifetime.make()
-        let recorder = Recorder<Never, Never>()
+        let recorder = EventRecorder<Never, Never>()
         lifetime.ended.observe(recorder.observer)
         #expect(recorder.events.isEmpty)
         token.dispose()

@@ -10,7 +10,7 @@ extension Streams {
 struct StreamContractsTests {
     @Test func c01_grammar_nothingFollowsATerminalEvent() {
         let (signal, input) = Signal<Int, TestError>.pipe()
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         signal.observe(recorder.observer)
         input.send(value: 1)
         input.send(error: TestError())
@@ -41,7 +41,7 @@ struct StreamContractsTests {
 
     @Test func c02_serialDelivery_terminalEventWaitsForValueInFlightOnAnotherThread() {
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
@@ -66,10 +66,10 @@ struct StreamContractsTests {
 
     @Test func c03_signalsAreHot_lateObserversMissEarlierEvents() {
         let (signal, input) = Signal<Int, Never>.pipe()
-        let early = Recorder<Int, Never>()
+        let early = EventRecorder<Int, Never>()
         signal.observe(early.observer)
         input.send(value: 1)
-        let late = Recorder<Int, Never>()
+        let late = EventRecorder<Int, Never>()
         signal.observe(late.observer)
         input.send(value: 2)
         #expect(early.values == [1, 2])
@@ -79,7 +79,7 @@ struct StreamContractsTests {
     @Test func c04_observingATerminatedSignal_deliversOneInterrupted() {
         let (signal, input) = Signal<Int, Never>.pipe()
         input.sendCompleted()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         let disposable = signal.observe(recorder.observer)
         #expect(disposable == nil)
         input.send(value: 1)
@@ -88,7 +88,7 @@ struct StreamContractsTests {
 
     @Test func c05_detachingIsSilent() {
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         let disposable = signal.observe(recorder.observer)
         input.send(value: 1)
         disposable?.dispose()
@@ -98,19 +98,19 @@ struct StreamContractsTests {
     }
 
     @Test func c06_disposingAStartedProducer_deliversExactlyOneInterrupted() {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         let disposable = SignalProducer<Int, Never>.never.start(recorder.observer)
         disposable.dispose()
         disposable.dispose()
         #expect(recorder.events == [.interrupted])
-        let finished = Recorder<Int, Never>()
+        let finished = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 1).start(finished.observer).dispose()
         #expect(finished.events == [.value(1), .completed])
     }
 
     @Test func c07_aSignalLivesWhileReferencedOrObserved() {
         var input: Signal<Int, Never>.Observer?
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         do {
             let (signal, pipeInput) = Signal<Int, Never>.pipe()
             input = pipeInput
@@ -146,10 +146,10 @@ struct StreamContractsTests {
             observer.sendCompleted()
         }
         #expect(starts.value == 0)
-        let first = Recorder<Int, Never>()
+        let first = EventRecorder<Int, Never>()
         producer.start(first.observer)
         #expect(first.events == [.value(1), .completed])
-        let second = Recorder<Int, Never>()
+        let second = EventRecorder<Int, Never>()
         producer.start(second.observer)
         #expect(second.events == [.value(2), .completed])
     }
@@ -164,7 +164,7 @@ struct StreamContractsTests {
 
     @Test(arguments: [FlattenStrategy.merge, .concat, .concurrent(limit: 2), .latest, .race, .throttle])
     func c10_flatten_innerInterruptionCountsAsCompletion(strategy: FlattenStrategy) {
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<SignalProducer<Int, Never>, Never>(value: SignalProducer { observer, _ in
             observer.send(value: 1)
             observer.sendInterrupted()
@@ -190,7 +190,7 @@ struct StreamContractsTests {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<Int, Never>.pipe()
         let (c, inputC) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<[Int], Never>()
+        let recorder = EventRecorder<[Int], Never>()
         Signal.combineLatest([a, b, c]).observe(recorder.observer)
         inputA.sendCompleted()
         inputB.sendCompleted()
@@ -201,7 +201,7 @@ struct StreamContractsTests {
 
     @Test func c12_mutablePropertyNeverDeduplicates() {
         let property = MutableProperty(1)
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         property.signal.observe(recorder.observer)
         property.value = 1
         property.value = 1
@@ -211,11 +211,11 @@ struct StreamContractsTests {
     @Test func c13_actionRefusesOverlappingRuns() {
         let action = Action<Void, Int, Never> { SignalProducer.never }
         let first = action.apply(()).start()
-        let second = Recorder<Int, ActionError<Never>>()
+        let second = EventRecorder<Int, ActionError<Never>>()
         action.apply(()).start(second.observer)
         #expect(second.events == [.failed(.disabled)])
         first.dispose()
-        let third = Recorder<Int, ActionError<Never>>()
+        let third = EventRecorder<Int, ActionError<Never>>()
         let run = action.apply(()).start(third.observer)
         #expect(third.events.isEmpty)
         run.dispose()
@@ -223,8 +223,8 @@ struct StreamContractsTests {
 
     @Test func c14_recursiveTerminalEventIsDeferredUntilTheValueReachedEveryObserver() {
         let (signal, input) = Signal<Int, Never>.pipe()
-        let first = Recorder<Int, Never>()
-        let second = Recorder<Int, Never>()
+        let first = EventRecorder<Int, Never>()
+        let second = EventRecorder<Int, Never>()
         signal.observe { event in
             first.record(event)
             if case .value = event { input.sendCompleted() }
@@ -250,7 +250,7 @@ struct StreamContractsTests {
         input.send(value: 1)
         input.sendCompleted()
         #expect(tracker.liveCount == 0)
-        #expect(tracker.created.load(ordering: .relaxed) == 3)
+        #expect(tracker.instanceCount == 3)
     }
 
     @Test func c15_droppedInputReleasesObservers() {
@@ -267,7 +267,7 @@ struct StreamContractsTests {
     @Test func c17_operatorsDoNotDeadlockOnReentrantEvents() {
         let a = SignalProducer<Int, Never>(value: 1).concat(.never)
         let b = SignalProducer<Int, Never>(value: 2).concat(.never)
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         // `take(first: 1)` completes while combineLatest is delivering; that interrupts both
         // inputs, whose `interrupted` re-enters combineLatest on the same thread.
         a.combineLatest(with: b).map { $0 + $1 }.take(first: 1).start(recorder.observer)

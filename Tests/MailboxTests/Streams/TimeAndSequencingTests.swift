@@ -8,7 +8,7 @@ struct TimeAndSequencingTests {
     @Test func observeOn_deliversOnScheduler() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.observe(on: scheduler).observe(recorder.observer)
         input.send(value: 1)
         input.sendCompleted()
@@ -19,7 +19,7 @@ struct TimeAndSequencingTests {
 
     @Test func startOn_runsStartHandlerOnScheduler() {
         let scheduler = TestScheduler()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 1).start(on: scheduler).start(recorder.observer)
         #expect(recorder.events.isEmpty)
         scheduler.advance()
@@ -29,7 +29,7 @@ struct TimeAndSequencingTests {
     @Test func delay_shiftsValuesAndCompletion() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.delay(2, on: scheduler).observe(recorder.observer)
         input.send(value: 1)
         scheduler.advance(by: .seconds(1))
@@ -44,7 +44,7 @@ struct TimeAndSequencingTests {
     @Test func throttle_sendsFirstThenLatestPerInterval() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.throttle(1, on: scheduler).observe(recorder.observer)
         input.send(value: 1)
         scheduler.advance()
@@ -63,7 +63,7 @@ struct TimeAndSequencingTests {
     @Test func debounce_sendsAfterQuietPeriod() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.debounce(1, on: scheduler).observe(recorder.observer)
         input.send(value: 1)
         scheduler.advance(by: .milliseconds(500))
@@ -81,7 +81,7 @@ struct TimeAndSequencingTests {
     @Test func debounce_keepsPendingWhenAsked() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.debounce(1, on: scheduler, discardWhenCompleted: false).observe(recorder.observer)
         input.send(value: 3)
         input.sendCompleted()
@@ -91,7 +91,7 @@ struct TimeAndSequencingTests {
 
     @Test func timeout_failsAfterInterval() {
         let scheduler = TestScheduler()
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         SignalProducer<Int, TestError>.never.timeout(after: 2, raising: TestError(code: 5), on: scheduler).start(recorder.observer)
         scheduler.advance(by: .seconds(1))
         #expect(recorder.events.isEmpty)
@@ -103,7 +103,7 @@ struct TimeAndSequencingTests {
         let scheduler = TestScheduler()
         let calls = Box(0)
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.lazyMap(on: scheduler) { value -> Int in calls.value += 1; return value * 10 }.observe(recorder.observer)
         input.send(value: 1)
         input.send(value: 2)
@@ -114,7 +114,7 @@ struct TimeAndSequencingTests {
 
     @Test func on_runsSideEffectsInOrder_startedAfterSynchronousEvents() {
         let log = Box<[String]>([])
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 1).on(
             starting: { log.modify { $0.append("starting") } },
             started: { log.modify { $0.append("started") } },
@@ -137,18 +137,18 @@ struct TimeAndSequencingTests {
     }
 
     @Test func then_concat_prefix_repeat() {
-        let then = Recorder<String, Never>()
+        let then = EventRecorder<String, Never>()
         SignalProducer<Int, Never>([1, 2]).then(SignalProducer<String, Never>(value: "done")).start(then.observer)
         #expect(then.events == [.value("done"), .completed])
-        let concat = Recorder<Int, Never>()
+        let concat = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>(value: 1).concat(value: 2).prefix(value: 0).start(concat.observer)
         #expect(concat.events == [.value(0), .value(1), .value(2), .completed])
-        let repeated = Recorder<Int, Never>()
+        let repeated = EventRecorder<Int, Never>()
         SignalProducer<Int, Never>([1, 2]).repeat(2).start(repeated.observer)
         #expect(repeated.values == [1, 2, 1, 2])
         #expect(repeated.isCompleted)
         let (signal, input) = Signal<Int, Never>.pipe()
-        let signalThen = Recorder<Int, Never>()
+        let signalThen = EventRecorder<Int, Never>()
         signal.then(SignalProducer<Int, Never>(value: 9)).observe(signalThen.observer)
         input.send(value: 1)
         input.sendCompleted()
@@ -161,11 +161,11 @@ struct TimeAndSequencingTests {
             let attempt = attempts.modify { $0 += 1; return $0 }
             if attempt < 3 { observer.send(error: TestError(code: attempt)) } else { observer.send(value: attempt); observer.sendCompleted() }
         }
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         producer.retry(upTo: 2).start(recorder.observer)
         #expect(recorder.events == [.value(3), .completed])
         attempts.value = 0
-        let failing = Recorder<Int, TestError>()
+        let failing = EventRecorder<Int, TestError>()
         producer.retry(upTo: 1).start(failing.observer)
         #expect(failing.events == [.failed(TestError(code: 2))])
     }
@@ -177,7 +177,7 @@ struct TimeAndSequencingTests {
             attempts.value += 1
             observer.send(error: TestError())
         }
-        let recorder = Recorder<Int, TestError>()
+        let recorder = EventRecorder<Int, TestError>()
         producer.retry(upTo: 1, interval: 5, on: scheduler).start(recorder.observer)
         #expect(attempts.value == 1)
         scheduler.advance(by: .seconds(5))
@@ -193,15 +193,15 @@ struct TimeAndSequencingTests {
             inputBox.value = observer
         }.replayLazily(upTo: 1)
         #expect(starts.value == 0)
-        let first = Recorder<Int, Never>()
+        let first = EventRecorder<Int, Never>()
         replayed.start(first.observer)
         inputBox.value?.send(value: 1)
         inputBox.value?.send(value: 2)
-        let second = Recorder<Int, Never>()
+        let second = EventRecorder<Int, Never>()
         replayed.start(second.observer)
         inputBox.value?.send(value: 3)
         inputBox.value?.sendCompleted()
-        let third = Recorder<Int, Never>()
+        let third = EventRecorder<Int, Never>()
         replayed.start(third.observer)
         #expect(starts.value == 1)
         #expect(first.values == [1, 2, 3])
@@ -212,8 +212,8 @@ struct TimeAndSequencingTests {
     @Test func replayLazily_startingAgainFromInsideADeliveryDoesNotDeadlock() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let replayed = SignalProducer(signal).replayLazily(upTo: 2)
-        let nested = Recorder<Int, Never>()
-        let outer = Recorder<Int, Never>()
+        let nested = EventRecorder<Int, Never>()
+        let outer = EventRecorder<Int, Never>()
         replayed.startWithValues { value in
             outer.record(.value(value))
             if value == 2 { replayed.start(nested.observer) }
@@ -244,7 +244,7 @@ struct ThrottleWhileCollectEveryTests {
         let scheduler = TestScheduler()
         let shouldThrottle = MutableProperty(false)
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<Int, Never>()
+        let recorder = EventRecorder<Int, Never>()
         signal.throttle(while: shouldThrottle, on: scheduler).observe(recorder.observer)
         input.send(value: 1)
         shouldThrottle.value = true
@@ -260,7 +260,7 @@ struct ThrottleWhileCollectEveryTests {
     @Test func collectEvery_sendsPerInterval() {
         let scheduler = TestScheduler()
         let (signal, input) = Signal<Int, Never>.pipe()
-        let recorder = Recorder<[Int], Never>()
+        let recorder = EventRecorder<[Int], Never>()
         signal.collect(every: .seconds(1), on: scheduler, skipEmpty: true, discardWhenCompleted: false).observe(recorder.observer)
         input.send(value: 1)
         input.send(value: 2)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Thread-safe event collector for stream tests: the observer closures are `@Sendable`, so
 /// tests record into this instead of a captured `var`.
-final class Recorder<Value, Error: Swift.Error> {
+final class EventRecorder<Value, Error: Swift.Error> {
     private let lock = Lock()
     private var storage: [Event<Value, Error>] = []
 
@@ -35,24 +35,6 @@ final class Box<T> {
     func modify<R>(_ body: (inout T) -> R) -> R { lock.withLock { body(&_value) } }
 }
 
-/// Counts live instances: deinit decrements. For leak checks.
-final class LifetimeTracker: Sendable {
-    let live = Atomic<Int>(0)
-    let created = Atomic<Int>(0)
-    func instance() -> Tracked { Tracked(self) }
-    var liveCount: Int { live.load(ordering: .sequentiallyConsistent) }
-}
-
-final class Tracked: Sendable {
-    let tracker: LifetimeTracker
-    init(_ tracker: LifetimeTracker) {
-        self.tracker = tracker
-        tracker.live.add(1, ordering: .sequentiallyConsistent)
-        tracker.created.add(1, ordering: .sequentiallyConsistent)
-    }
-    deinit { tracker.live.subtract(1, ordering: .sequentiallyConsistent) }
-}
-
 struct TestError: Swift.Error, Equatable {
     var code: Int = 0
 }
@@ -64,7 +46,7 @@ import Testing
 enum Streams {}
 
 // `storage` is only touched with `lock` held.
-extension Recorder: @unchecked Sendable {}
+extension EventRecorder: @unchecked Sendable {}
 
 // `_value` is only touched with `lock` held.
 extension Box: @unchecked Sendable {}
