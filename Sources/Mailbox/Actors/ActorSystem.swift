@@ -173,6 +173,25 @@ public final class ActorSystem: Sendable {
         }
     }
 
+    /// The system's events (spawned, stopped, failed, dead letter, unhandled) as a hot signal:
+    /// each observer receives the events published after it started observing, on the
+    /// publishing thread. The signal completes when the system has shut down.
+    ///
+    /// Each access makes a new signal; observations end when disposed or at shutdown.
+    public var events: Signal<ActorSystemEvent, Never> {
+        Signal { observer, lifetime in
+            lifetime += eventBus.observe({ observer.send(value: $0) }, onClose: { observer.sendCompleted() })
+        }
+    }
+
+    /// Dead letters (including messages dropped by full mailboxes) as a hot signal; see `events`.
+    public var deadLetters: Signal<DeadLetter, Never> {
+        events.compactMap { event in
+            if case let .deadLetter(letter) = event { return letter }
+            return nil
+        }
+    }
+
     /// Messages that became dead letters so far, including drops.
     public var deadLetterCount: Int { deadLetterCounter.load(ordering: .relaxed) }
 
@@ -236,7 +255,7 @@ public final class ActorSystem: Sendable {
             log("shutdown timed out after \(timeout); still running: \(remaining.map(\.path))")
         }
         pool?.shutdown()
-        eventBus.removeAll()
+        eventBus.close()
         return ShutdownReport(actorsNotStopped: remaining)
     }
 }
