@@ -294,7 +294,7 @@ public final class MPSCQueue<Element> {
             block = block.pointee.next.load(ordering: .acquiring) ?? append(after: block)
         }
         if block != start {
-            let previous = start.pointee.jump.load(ordering: .relaxed)
+            let previous = start.pointee.jump.load(ordering: .acquiring)
             if previous == nil || previous!.pointee.start < block.pointee.start {
                 start.pointee.jump.store(block, ordering: .releasing)
             }
