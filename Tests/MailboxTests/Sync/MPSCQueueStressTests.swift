@@ -4,6 +4,10 @@ import Testing
 
 @Suite("MPSCQueue under concurrent producers")
 struct MPSCQueueStressTests {
+    /// Sizes stay small for the default run (thousands of block boundaries, seconds under
+    /// ThreadSanitizer on 2 cores); `MAILBOX_SOAK=1` makes them a soak.
+    private let soak = ProcessInfo.processInfo.environment["MAILBOX_SOAK"] != nil
+
     /// Elements carry their producer in the high bits and the producer's sequence number below.
     private static let sequenceBits = 32
 
@@ -23,7 +27,10 @@ struct MPSCQueueStressTests {
         var received = 0
         let total = producers * perProducer
         while received < total {
-            guard let element = queue.dequeue() else { continue }
+            guard let element = queue.dequeue() else {
+                sched_yield()  // let preempted producers run (2 cores, often busy)
+                continue
+            }
             let producer = element >> Self.sequenceBits
             let sequence = element & ((1 << Self.sequenceBits) - 1)
             #expect(producer < producers)
@@ -40,15 +47,15 @@ struct MPSCQueueStressTests {
     }
 
     @Test func oneProducer_deliversEverythingInOrder() {
-        drain(producers: 1, perProducer: 100_000)
+        drain(producers: 1, perProducer: soak ? 1_000_000 : 20_000)
     }
 
     @Test func fourProducers_neitherLoseNorDuplicateAndKeepEachProducersOrder() {
-        drain(producers: 4, perProducer: 50_000)
+        drain(producers: 4, perProducer: soak ? 500_000 : 10_000)
     }
 
     @Test func eightProducers_manyBlocks_neitherLoseNorDuplicate() {
-        drain(producers: 8, perProducer: 40_000)
+        drain(producers: 8, perProducer: soak ? 400_000 : 5_000)
     }
 
     /// Class elements across threads: every one is released exactly once (no leak, no double
