@@ -81,21 +81,16 @@ public final class OperationQueueScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        precondition(interval.nanoseconds > 0, "a repeating interval must be positive, not \(interval)")
         let operations = CompositeDisposable()
-        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
-        timer.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
-        timer.setEventHandler { [queue] in
+        let timer = timerQueue.repeatingTimer(from: date, interval: interval, leeway: leeway) { [queue] in
             let operation = BlockOperation(block: action)
             // Each tick's handle leaves the composite when its operation finishes.
             let handle = operations.add(OperationDisposable(operation))
             operation.completionBlock = { handle?.dispose() }
             if handle != nil { queue.addOperation(operation) }
         }
-        timer.resume()
-        let source = DispatchSourceBox(timer)
         return AnyDisposable {
-            source.source.cancel()
+            timer.dispose()
             operations.dispose()
         }
     }

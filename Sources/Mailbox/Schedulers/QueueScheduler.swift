@@ -115,19 +115,13 @@ public final class QueueScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        precondition(interval.nanoseconds > 0, "a repeating interval must be positive, not \(interval)")
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let disposable = AnyDisposable()
-        timer.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
-        timer.setEventHandler {
-            if !disposable.isDisposed { action() }
+        let stopped = AnyDisposable()
+        let timer = queue.repeatingTimer(from: date, interval: interval, leeway: leeway) {
+            if !stopped.isDisposed { action() }
         }
-        timer.resume()
-        // The disposable owns the timer: cancelling releases the handler and the timer.
-        let source = DispatchSourceBox(timer)
         return AnyDisposable {
-            disposable.dispose()
-            source.source.cancel()
+            stopped.dispose()
+            timer.dispose()
         }
     }
 }
@@ -149,6 +143,25 @@ extension DispatchWallTime {
 }
 
 extension DispatchQueue {
+    /// Starts a `DispatchSourceTimer` on this queue that calls `tick` first at `date`, then every
+    /// `interval`; disposing the result cancels the timer and releases `tick`.
+    ///
+    /// - Precondition: `interval` is positive.
+    func repeatingTimer(
+        from date: Date,
+        interval: DispatchTimeInterval,
+        leeway: DispatchTimeInterval,
+        tick: @escaping @Sendable () -> Void
+    ) -> AnyDisposable {
+        precondition(interval.nanoseconds > 0, "a repeating interval must be positive, not \(interval)")
+        let timer = DispatchSource.makeTimerSource(queue: self)
+        timer.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
+        timer.setEventHandler(handler: tick)
+        timer.resume()
+        let source = DispatchSourceBox(timer)
+        return AnyDisposable { source.source.cancel() }
+    }
+
     /// Runs `pending`'s action on this queue at or after `date` (never before: an early
     /// wake-up waits again for the remainder), unless `pending` has been disposed by then.
     func asyncNotEarly(at date: Date, _ pending: PendingAction) {

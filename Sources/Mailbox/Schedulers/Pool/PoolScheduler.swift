@@ -132,18 +132,13 @@ public final class PoolScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        precondition(interval.nanoseconds > 0, "a repeating interval must be positive, not \(interval)")
         let cancellation = AnyDisposable()
-        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
-        timer.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
-        timer.setEventHandler { [self] in
+        let timer = timerQueue.repeatingTimer(from: date, interval: interval, leeway: leeway) { [self] in
             enqueue(Unmanaged.passRetained(ClosureJob(action, cancellation: cancellation)))
         }
-        timer.resume()
-        let source = DispatchSourceBox(timer)
         return AnyDisposable {
             cancellation.dispose()
-            source.source.cancel()
+            timer.dispose()
         }
     }
 
