@@ -56,28 +56,24 @@ public final class ActorContext<Message: Sendable> {
     @inlinable
     @discardableResult
     public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
-        try spawnChild(behavior, name: name, isGenerated: false, props: props) { $0.runMailbox() }
+        try spawnChild(behavior, name: name, props: props) { $0.runMailbox() }
     }
 
     /// Spawns a child with a generated name (`$a1`, `$a2`, …).
     @inlinable
     @discardableResult
     public func spawnAnonymous<Child: Sendable>(_ behavior: sending Behavior<Child>, props: Props = Props()) throws -> ActorRef<Child> {
-        try spawnChild(behavior, name: nil, isGenerated: true, props: props) { $0.runMailbox() }
+        try spawnChild(behavior, name: nil, props: props) { $0.runMailbox() }
     }
 
     @usableFromInline
     func spawnChild<Child: Sendable>(
         _ behavior: sending Behavior<Child>,
         name: String?,
-        isGenerated: Bool,
         props: Props,
         runLoop: @escaping (ActorCell<Child>) -> Void
     ) throws -> ActorRef<Child> {
-        let name = name ?? system.anonymousName()
-        if !isGenerated, let problem = ActorName.problem(with: name) {
-            throw ActorSystemError.invalidName(name, parent: address.path, problem: problem)
-        }
+        let name = try system.resolveName(name, parent: address.path)
         guard children[name] == nil else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }

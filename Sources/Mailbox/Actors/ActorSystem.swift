@@ -104,28 +104,24 @@ public final class ActorSystem: Sendable {
     @inlinable
     @discardableResult
     public func spawn<Message: Sendable>(_ behavior: sending Behavior<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {
-        try spawnTopLevel(behavior, name: name, isGenerated: false, props: props) { $0.runMailbox() }
+        try spawnTopLevel(behavior, name: name, props: props) { $0.runMailbox() }
     }
 
     /// Spawns a top-level actor with a generated name (`/user/$a1`, …).
     @inlinable
     @discardableResult
     public func spawnAnonymous<Message: Sendable>(_ behavior: sending Behavior<Message>, props: Props = Props()) throws -> ActorRef<Message> {
-        try spawnTopLevel(behavior, name: nil, isGenerated: true, props: props) { $0.runMailbox() }
+        try spawnTopLevel(behavior, name: nil, props: props) { $0.runMailbox() }
     }
 
     @usableFromInline
     func spawnTopLevel<Message: Sendable>(
         _ behavior: sending Behavior<Message>,
         name: String?,
-        isGenerated: Bool,
         props: Props,
         runLoop: @escaping (ActorCell<Message>) -> Void
     ) throws -> ActorRef<Message> {
-        let name = name ?? anonymousName()
-        if !isGenerated, let problem = ActorName.problem(with: name) {
-            throw ActorSystemError.invalidName(name, parent: guardian.address.path, problem: problem)
-        }
+        let name = try self.resolveName(name, parent: guardian.address.path)
         guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
         let cell = ActorCell(
             system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
@@ -142,6 +138,16 @@ public final class ActorSystem: Sendable {
 
     func nextIncarnation() -> UInt64 {
         incarnations.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// `name` if it is a valid actor name (else an `ActorSystemError` naming the problem), or a
+    /// generated name when `name` is `nil`.
+    func resolveName(_ name: String?, parent: String) throws -> String {
+        guard let name else { return anonymousName() }
+        if let problem = ActorName.problem(with: name) {
+            throw ActorSystemError.invalidName(name, parent: parent, problem: problem)
+        }
+        return name
     }
 
     func anonymousName() -> String {
