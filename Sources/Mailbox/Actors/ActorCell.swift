@@ -59,8 +59,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     let userCount = Atomic<Int>(0)
     /// Oldest messages to drop on the next run (`dropOldest`).
-    @usableFromInline
-    let dropOldestDebt = Atomic<Int>(0)
     /// Senders suspended in `send(_:)` waiting for room (`backpressure` only).
     @usableFromInline
     let roomWaiters: RoomWaiters?
@@ -149,6 +147,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         self.behavior = behavior
         self.parent = parent
         super.init(address: address, system: system, isActorCell: true)
+        // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
+        context = ActorContext(cell: self)
     }
 
     deinit {
@@ -190,13 +190,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// Returns the result to give the sender if the message is refused.
     @usableFromInline
     func reserveRoom(for message: Message) -> TellResult? {
-        let count = userCount.wrappingAdd(1, ordering: .relaxed).newValue
-        guard count > capacity else { return nil }
-        if overflow == .dropOldest {
-            dropOldestDebt.wrappingAdd(1, ordering: .relaxed)
-            return nil
-        }
-        userCount.wrappingSubtract(1, ordering: .relaxed)
+        let count = userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        // `dropOldest` accepts; the consumer drops the oldest while the count exceeds capacity.
+        guard count > capacity, overflow != .dropOldest else { return nil }
+        userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
         system.publishDeadLetter(message, to: address, reason: .mailboxFull(overflow))
         return .dropped(.mailboxFull(overflow))
     }
@@ -213,14 +210,14 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
                 throw SendError(recipient: address, reason: .recipientTerminated)
             }
-            if userCount.wrappingAdd(1, ordering: .relaxed).newValue <= capacity {
+            if userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue <= capacity {
                 mailbox.enqueue(message)
                 activate()
                 return
             }
-            userCount.wrappingSubtract(1, ordering: .relaxed)
+            userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
             try await roomWaiters.wait { [self] in
-                userCount.load(ordering: .relaxed) < capacity || isTerminated.load(ordering: .acquiring)
+                userCount.load(ordering: .sequentiallyConsistent) < capacity || isTerminated.load(ordering: .sequentiallyConsistent)
             }
         }
     }
@@ -288,8 +285,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             }
             var userHandled = 0
             while userHandled < runLength, isAcceptingUserMessages {
-                if capacity != .max, dropOldestDebt.load(ordering: .relaxed) > 0 {
-                    handled += payDropOldestDebt()
+                if capacity != .max, overflow == .dropOldest, userCount.load(ordering: .relaxed) > capacity {
+                    handled += dropOldestOverflow()
                 }
                 guard let message = mailbox.dequeue() else { break }
                 handled += 1
@@ -328,15 +325,19 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     @usableFromInline
     func freeRoom() {
-        userCount.wrappingSubtract(1, ordering: .relaxed)
+        // Sequentially consistent with the waiter's register-then-check (`RoomWaiters.wait`):
+        // either this sees the waiter or the waiter sees the room (store-buffer pattern).
+        userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
         roomWaiters?.resumeOne()
     }
 
+    /// Drops the oldest messages while more than `capacity` are queued (`dropOldest`). Only
+    /// the consumer dequeues, so the count it compares is never ahead of the queue for long:
+    /// a sender counts before it enqueues, and `dequeue` waits for a counted, claimed slot.
     @usableFromInline
-    func payDropOldestDebt() -> Int {
+    func dropOldestOverflow() -> Int {
         var dropped = 0
-        while dropOldestDebt.load(ordering: .relaxed) > 0, let message = mailbox.dequeue() {
-            dropOldestDebt.wrappingSubtract(1, ordering: .relaxed)
+        while userCount.load(ordering: .relaxed) > capacity, let message = mailbox.dequeue() {
             userCount.wrappingSubtract(1, ordering: .relaxed)
             system.publishDeadLetter(message, to: address, reason: .mailboxFull(.dropOldest))
             dropped += 1
@@ -478,7 +479,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         switch message {
         case .start:
             guard case .new = lifecycle else { return }
-            context = ActorContext(cell: self)
             lifecycle = .running
             do {
                 install(try canonicalize(behavior))
@@ -492,7 +492,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         case .stop:
             switch lifecycle {
             case .new:
-                context = ActorContext(cell: self)
                 lifecycle = .running
                 beginStopping(failure: nil)
             case .running:
@@ -643,7 +642,7 @@ final class RoomWaiters: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 state.withLockedValue { $0.waiters.append(Waiter(id: id, continuation: continuation)) }
-                count.wrappingAdd(1, ordering: .releasing)
+                count.wrappingAdd(1, ordering: .sequentiallyConsistent)
                 // Room may have been freed between the failed reservation and registering, and
                 // a cancellation that came before registering found nothing to resume.
                 if hasRoom() {
@@ -669,7 +668,7 @@ final class RoomWaiters: Sendable {
     }
 
     func resumeOne() {
-        guard count.load(ordering: .acquiring) > 0 else { return }
+        guard count.load(ordering: .sequentiallyConsistent) > 0 else { return }
         let waiter: Waiter? = state.withLockedValue { state in
             state.waiters.isEmpty ? nil : state.waiters.removeFirst()
         }

@@ -52,7 +52,7 @@ public final class ActorContext<Message: Sendable> {
     /// Spawns a child actor named `name`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` or `.duplicateName` (naming the
-    ///   problem and the parent).
+    ///   problem and the parent), or `.parentNotRunning` if this actor is stopping.
     @inlinable
     @discardableResult
     public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
@@ -73,6 +73,10 @@ public final class ActorContext<Message: Sendable> {
         props: Props,
         runLoop: @escaping (ActorCell<Child>) -> Void
     ) throws -> ActorRef<Child> {
+        guard case .running = cell.lifecycle else {
+            // A child spawned while stopping (in post-stop) would outlive its parent unseen.
+            throw ActorSystemError.parentNotRunning(address.path)
+        }
         let name = try system.resolveName(name, parent: address.path)
         guard children[name] == nil else {
             throw ActorSystemError.duplicateName(name, parent: address.path)

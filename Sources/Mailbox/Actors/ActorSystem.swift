@@ -126,7 +126,7 @@ public final class ActorSystem: Sendable {
         let cell = ActorCell(
             system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
             parent: guardian, behavior: behavior, props: props, runLoop: runLoop)
-        try guardian.adopt(cell, name: name)
+        try guardian.adopt(cell, name: name, systemName: self.name)
         start(cell)
         return ActorRef(cell)
     }
@@ -241,7 +241,8 @@ public final class ActorSystem: Sendable {
     /// advance the scheduler, then `await shutdown()`.
     public func beginShutdown() {
         guard !shuttingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        for child in guardian.childTargets {
+        // Newest first, as a stopping actor stops its children.
+        for child in guardian.closeForShutdown().reversed() {
             child.sendSystem(.stop)
         }
     }
@@ -249,6 +250,9 @@ public final class ActorSystem: Sendable {
     /// Stops every actor gracefully and waits for them: children stop before parents, each
     /// actor's post-stop handler runs, queued messages become dead letters. Then the system's
     /// pool threads exit. Idempotent.
+    ///
+    /// Call it before dropping the last reference to a system: a system never shut down keeps
+    /// its pool threads (and every live actor) forever.
     ///
     /// - Parameter timeout: How long to wait for actors to stop (wall-clock time); actors still
     ///   running then are listed in the report and their queued work is abandoned.
@@ -273,16 +277,30 @@ final class Guardian: AnyTarget, @unchecked Sendable {
     private struct State {
         var children = ChildRegistry()
         var emptyWaiters: [@Sendable () -> Void] = []
+        /// Set by `closeForShutdown()`; no top-level actor is adopted after it.
+        var isClosed = false
     }
 
     private let state = LockedValueBox(State())
 
-    func adopt(_ child: AnyTarget, name: String) throws {
+    /// Registers a new top-level actor, unless the system is shutting down: the check and the
+    /// insertion are one step under the lock that `closeForShutdown()` takes, so every actor is
+    /// either refused or among those told to stop.
+    func adopt(_ child: AnyTarget, name: String, systemName: String) throws {
         try state.withLockedValue { state in
+            guard !state.isClosed else { throw ActorSystemError.shuttingDown(systemName) }
             guard state.children[name] == nil else {
                 throw ActorSystemError.duplicateName(name, parent: address.path)
             }
             state.children.insert(child, named: name)
+        }
+    }
+
+    /// Refuses every later `adopt` and returns the live top-level actors, oldest first.
+    func closeForShutdown() -> [AnyTarget] {
+        state.withLockedValue { state in
+            state.isClosed = true
+            return state.children.inStartOrder
         }
     }
 

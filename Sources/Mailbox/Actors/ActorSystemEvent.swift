@@ -65,7 +65,7 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
 public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, without details.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case invalidName, duplicateName, shuttingDown, notAChild }
+        private enum Value: Hashable, Sendable { case invalidName, duplicateName, shuttingDown, notAChild, parentNotRunning }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -77,6 +77,8 @@ public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConverti
         public static let shuttingDown = Code(.shuttingDown)
         /// The ref given is not a child of this actor.
         public static let notAChild = Code(.notAChild)
+        /// An actor that is stopping (for example in its post-stop handler) cannot spawn.
+        public static let parentNotRunning = Code(.parentNotRunning)
 
         public var description: String { "\(value)" }
     }
@@ -96,6 +98,10 @@ public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConverti
 
     static func shuttingDown(_ system: String) -> ActorSystemError {
         ActorSystemError(code: .shuttingDown, description: "actor system '\(system)' is shutting down")
+    }
+
+    static func parentNotRunning(_ parent: String) -> ActorSystemError {
+        ActorSystemError(code: .parentNotRunning, description: "\(parent) is stopping and cannot spawn children")
     }
 
     static func notAChild(_ ref: String, parent: String) -> ActorSystemError {
