@@ -7,10 +7,9 @@ import Darwin
 #endif
 import Synchronization
 
-/// How an actor's mailbox runs are scheduled.
+/// How an actor's mailbox runs are scheduled when not on a `PoolScheduler` (which queues the
+/// cell itself, no closure per activation: see `ActorCell.pool`).
 enum Runner: Sendable {
-    /// On the default pool, queued as the cell itself (no closure per activation).
-    case pool(PoolScheduler)
     /// On the sending thread, trampolined: no recursion, FIFO kept.
     case immediate
     /// On any other scheduler, as a closure.
@@ -64,7 +63,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     let roomWaiters: RoomWaiters?
 
     let runner: Runner
-    /// The pool, when `runner` is `.pool`: read without copying the enum on every activation.
+    /// The pool the actor runs on, if any; `runner` is used only when this is nil.
     let pool: PoolScheduler?
     @usableFromInline
     let runLength: Int
@@ -134,9 +133,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
         let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
         pool = scheduler as? PoolScheduler
-        if let pool {
-            runner = .pool(pool)
-        } else if scheduler is ImmediateScheduler {
+        if scheduler is ImmediateScheduler {
             runner = .immediate
         } else {
             runner = .scheduler(scheduler)
@@ -256,8 +253,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             return
         }
         switch runner {
-        case let .pool(pool):
-            pool.enqueue(Unmanaged.passRetained(self))
         case .immediate:
             Trampoline.run(Unmanaged.passRetained(self))
         case let .scheduler(scheduler):

@@ -55,14 +55,3 @@ public final class AnyDisposable: Disposable {
         }
     }
 }
-
-/// A disposable that does nothing but report that it was disposed, shared by value-less cases.
-///
-/// Used where an API must hand back a disposable but has nothing to cancel.
-final class NopDisposable: Disposable {
-    private let state = Atomic<Bool>(false)
-
-    var isDisposed: Bool { state.load(ordering: .acquiring) }
-
-    func dispose() { state.store(true, ordering: .releasing) }
-}
