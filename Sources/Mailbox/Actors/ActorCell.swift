@@ -92,6 +92,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     @exclusivity(unchecked)
     var receiveHandler: ((ActorContext<Message>, Message) throws -> Behavior<Message>)?
+    /// The same, for a `receiveMessage` behavior (at most one of the two is set).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var messageHandler: ((Message) throws -> Behavior<Message>)?
     @usableFromInline
     @exclusivity(unchecked)
     var lifecycle: Lifecycle = .new
@@ -143,7 +147,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         stashCapacity = props.stashCapacity
         self.behavior = behavior
         self.parent = parent
-        super.init(address: address, system: system, isActorCell: true)
+        super.init(address: address, system: system, isActorCell: true, parent: parent)
         // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
         context = ActorContext(cell: self)
     }
@@ -380,6 +384,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     final func handle(_ message: Message) {
         do {
             let next: Behavior<Message>
+            if let messageHandler {
+                next = try messageHandler(message)
+                if case .same = next.kind { return }
+                try become(next, unhandled: message)
+                return
+            }
             if let receiveHandler {
                 next = try receiveHandler(context, message)
                 if case .same = next.kind { return }
@@ -389,6 +399,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             switch behavior.kind {
             case let .receive(handler, _):
                 next = try handler(context, message)
+            case let .receiveMessage(handler, _):
+                next = try handler(message)
             case let .object(object):
                 next = try object.receive(message)
             case .empty:
@@ -420,17 +432,23 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             beginStopping(failure: nil)
         case .setup:
             install(try canonicalize(next))
-        case .empty, .ignore, .receive, .object:
+        case .empty, .ignore, .receive, .receiveMessage, .object:
             install(next)
         }
     }
 
     func install(_ newBehavior: Behavior<Message>) {
         behavior = newBehavior
-        if case let .receive(handler, _) = newBehavior.kind {
+        switch newBehavior.kind {
+        case let .receive(handler, _):
             receiveHandler = handler
-        } else {
+            messageHandler = nil
+        case let .receiveMessage(handler, _):
             receiveHandler = nil
+            messageHandler = handler
+        default:
+            receiveHandler = nil
+            messageHandler = nil
         }
     }
 
@@ -458,7 +476,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     private func deliver(_ event: LifecycleEvent) throws -> Bool {
         let next: Behavior<Message>
         switch behavior.kind {
-        case let .receive(_, lifecycle?):
+        case let .receive(_, lifecycle?), let .receiveMessage(_, lifecycle?):
             next = try lifecycle(context, event)
         case let .object(object):
             next = try object.receiveLifecycle(event)
@@ -509,10 +527,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 handle(customMessage)
                 return
             }
-            let isChild = context.children[ref.address.name] === ref
+            let isChild = context.children.contains(ref)
             if isChild {
                 // The child is gone; its `childTerminated` will find nothing left to remove.
-                context.removeChild(named: ref.address.name)
+                context.children.remove(ref)
             }
             let event: LifecycleEvent = if let failure, isChild {
                 .childFailed(AnyActorRef(ref), error: failure)
@@ -531,9 +549,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             handle(message as! Message)
         case let .childTerminated(child):
             guard let context else { return }
-            if context.children[child.address.name] === child {
-                context.removeChild(named: child.address.name)
-            }
+            context.children.remove(child)
             if case .stopping = lifecycle, context.children.isEmpty {
                 finishTermination()
             }

@@ -10,7 +10,7 @@ public final class ActorContext<Message: Sendable> {
     // A context is used only inside its actor's handlers, while the cell is alive.
     unowned(unsafe) let cell: ActorCell<Message>
 
-    /// Children by name, each with its start sequence number (for start order).
+    /// The children, in start order.
     var children = ChildRegistry()
     /// Actors watching this one.
     var watchers: [ObjectIdentifier: AnyTarget] = [:]
@@ -29,6 +29,10 @@ public final class ActorContext<Message: Sendable> {
 
     init(cell: ActorCell<Message>) {
         self.cell = cell
+    }
+
+    deinit {
+        children.removeAll()
     }
 
     /// The actor's own ref (Akka's `context.self`; `self` is reserved in Swift).
@@ -78,7 +82,7 @@ public final class ActorContext<Message: Sendable> {
             throw ActorSystemError.parentNotRunning(address.path)
         }
         let name = try system.resolveName(name, parent: address.path)
-        guard children[name] == nil else {
+        guard !children.isNameTaken(name) else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
         // No shutdown check here: a child spawned while the system shuts down is stopped with
@@ -91,18 +95,17 @@ public final class ActorContext<Message: Sendable> {
         return ActorRef(child)
     }
 
-    func removeChild(named name: String) {
-        children.remove(named: name)
-    }
-
     /// The children that have not terminated yet, in start order.
     ///
-    /// - Complexity: O(n log n) in the number of children.
+    /// - Complexity: O(n) in the number of children.
     public var childRefs: [AnyActorRef] {
         children.inStartOrder.map(AnyActorRef.init)
     }
 
     /// The child named `name`, if it has not terminated.
+    ///
+    /// - Complexity: O(1) for a name you chose; O(n) in the number of children for a generated
+    ///   name (`$a…`), which is not indexed.
     public func child(named name: String) -> AnyActorRef? {
         children[name].map(AnyActorRef.init)
     }
@@ -112,7 +115,7 @@ public final class ActorContext<Message: Sendable> {
     ///
     /// - Throws: `ActorSystemError` with code `.notAChild` if `child` is not a child of this actor.
     public func stop<Child>(_ child: ActorRef<Child>) throws {
-        guard children[child.address.name] === child.target else {
+        guard children.contains(child.target) else {
             throw ActorSystemError.notAChild(child.path, parent: address.path)
         }
         child.target.sendSystem(.stop)
@@ -220,38 +223,9 @@ public final class ActorContext<Message: Sendable> {
 
     func releaseAfterTermination() {
         timers.cancelAll()
-        children = ChildRegistry()
+        children.removeAll()
         watchers = [:]
         watching = [:]
         stashed = []
-    }
-}
-
-/// Children by name with their start order: O(1) insert, lookup and removal (an actor may have
-/// a million children), start order recovered by sorting when asked.
-struct ChildRegistry {
-    private var entries: [String: (sequence: UInt64, target: AnyTarget)] = [:]
-    private var nextSequence: UInt64 = 0
-
-    subscript(name: String) -> AnyTarget? {
-        entries[name]?.target
-    }
-
-    var isEmpty: Bool { entries.isEmpty }
-
-    var values: some Sequence<AnyTarget> { entries.values.lazy.map(\.target) }
-
-    mutating func insert(_ target: AnyTarget, named name: String) {
-        entries[name] = (nextSequence, target)
-        nextSequence += 1
-    }
-
-    mutating func remove(named name: String) {
-        entries[name] = nil
-    }
-
-    /// The children, oldest first.
-    var inStartOrder: [AnyTarget] {
-        entries.values.sorted { $0.sequence < $1.sequence }.map(\.target)
     }
 }

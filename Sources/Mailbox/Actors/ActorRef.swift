@@ -112,7 +112,8 @@ public struct SendError: Error, Sendable, CustomStringConvertible {
 /// nothing (dead letters). The root of the hierarchy is a `PoolJob` so that an actor cell can be
 /// queued on the default pool without a separate job object.
 @usableFromInline
-// Immutable after init; subclasses document their own mutable state.
+// Immutable after init except the sibling links, which only the parent's `ChildRegistry` touches
+// (under the guardian's lock, or inside the parent's mailbox run); subclasses document their own.
 class AnyTarget: PoolJob, @unchecked Sendable {
     @usableFromInline
     let address: ActorAddress
@@ -122,9 +123,22 @@ class AnyTarget: PoolJob, @unchecked Sendable {
     @usableFromInline
     let isActorCell: Bool
 
-    init(address: ActorAddress, isActorCell: Bool = false) {
+    // MARK: Sibling links: owned by the parent's `ChildRegistry`
+
+    /// The parent (its identity only), fixed at creation; nil for targets that are no child.
+    let parentIdentity: ObjectIdentifier?
+    /// Whether the parent's registry lists this target. Parent's registry only.
+    var isListedChild = false
+    /// The next younger sibling in the parent's registry (which owns the chain). Parent's
+    /// registry only.
+    var youngerSibling: AnyTarget?
+    /// The next older sibling in the parent's registry. Parent's registry only.
+    unowned(unsafe) var olderSibling: AnyTarget?
+
+    init(address: ActorAddress, isActorCell: Bool = false, parent: AnyTarget? = nil) {
         self.address = address
         self.isActorCell = isActorCell
+        self.parentIdentity = parent.map(ObjectIdentifier.init)
     }
 
     /// The target whose termination a watch of this target reports: itself, or an adapter's
@@ -147,9 +161,9 @@ class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
     /// The system the target belongs to.
     let system: ActorSystem
 
-    init(address: ActorAddress, system: ActorSystem, isActorCell: Bool = false) {
+    init(address: ActorAddress, system: ActorSystem, isActorCell: Bool = false, parent: AnyTarget? = nil) {
         self.system = system
-        super.init(address: address, isActorCell: isActorCell)
+        super.init(address: address, isActorCell: isActorCell, parent: parent)
     }
 
     /// The scheduler whose clock times asks to this target.

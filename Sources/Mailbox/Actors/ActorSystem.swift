@@ -283,13 +283,17 @@ final class Guardian: AnyTarget, @unchecked Sendable {
 
     private let state = LockedValueBox(State())
 
+    deinit {
+        state.withLockedValue { $0.children.removeAll() }
+    }
+
     /// Registers a new top-level actor, unless the system is shutting down: the check and the
     /// insertion are one step under the lock that `closeForShutdown()` takes, so every actor is
     /// either refused or among those told to stop.
     func adopt(_ child: AnyTarget, name: String, systemName: String) throws {
         try state.withLockedValue { state in
             guard !state.isClosed else { throw ActorSystemError.shuttingDown(systemName) }
-            guard state.children[name] == nil else {
+            guard !state.children.isNameTaken(name) else {
                 throw ActorSystemError.duplicateName(name, parent: address.path)
             }
             state.children.insert(child, named: name)
@@ -315,10 +319,7 @@ final class Guardian: AnyTarget, @unchecked Sendable {
     override func sendSystem(_ message: SystemMessage) {
         guard case let .childTerminated(child) = message else { return }
         let waiters: [@Sendable () -> Void] = state.withLockedValue { state in
-            let name = child.address.name
-            if state.children[name] === child {
-                state.children.remove(named: name)
-            }
+            state.children.remove(child)
             guard state.children.isEmpty else { return [] }
             defer { state.emptyWaiters = [] }
             return state.emptyWaiters
