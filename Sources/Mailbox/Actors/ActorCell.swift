@@ -7,15 +7,6 @@ import Darwin
 #endif
 import Synchronization
 
-/// How an actor's mailbox runs are scheduled when not on a `PoolScheduler` (which queues the
-/// cell itself, no closure per activation: see `ActorCell.pool`).
-enum Runner: Sendable {
-    /// On the sending thread, trampolined: no recursion, FIFO kept.
-    case immediate
-    /// On any other scheduler, as a closure.
-    case scheduler(any Scheduler)
-}
-
 /// An actor: its mailbox, its activation word and its run loop.
 ///
 /// ## Activation
@@ -38,54 +29,75 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// Enqueued and not yet handled messages, user and system; the activation word.
     @usableFromInline
     let pending = Atomic<Int>(0)
-    /// Set once, when the actor has terminated; senders then dead-letter directly.
+    /// User messages: the producers' half of the mailbox queue (the consumer's half is
+    /// `mailboxHead`, further down, so that senders and the run do not share cache lines).
+    /// Timer messages travel as system messages, tagged with their timer's generation, so
+    /// that a cancelled timer's message can be recognised and skipped.
     @usableFromInline
-    let isTerminated = Atomic<Bool>(false)
-    /// User messages. (Timer messages travel as system messages, tagged with their timer's
-    /// generation, so that a cancelled timer's message can be recognised and skipped.)
-    @usableFromInline
-    let mailbox = MPSCQueue<Message>()
+    let mailboxTail = MPSCQueueTail<Message>()
     /// System messages, newest first: a lock-free stack drained (and reversed) by the run.
     @usableFromInline
     let systemMessages = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// User messages queued; maintained only for bounded mailboxes.
+    @usableFromInline
+    let userCount = Atomic<Int>(0)
 
     /// `Int.max` when unbounded.
     @usableFromInline
     let capacity: Int
-    @usableFromInline
-    let overflow: OverflowPolicy
-    /// User messages queued; maintained only for bounded mailboxes.
-    @usableFromInline
-    let userCount = Atomic<Int>(0)
-    /// Oldest messages to drop on the next run (`dropOldest`).
     /// Senders suspended in `send(_:)` waiting for room (`backpressure` only).
     @usableFromInline
     let roomWaiters: RoomWaiters?
-
-    let runner: Runner
-    /// The pool the actor runs on, if any; `runner` is used only when this is nil.
+    /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
     let pool: PoolScheduler?
-    @usableFromInline
-    let runLength: Int
+    /// The scheduler the actor runs on (the pool, if `pool` is set).
+    let scheduler: any Scheduler
     /// The mailbox run, specialised for `Message` where the actor was spawned (see
     /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
     /// unspecialised generic code that looks up type metadata on every message.
     let runLoop: (ActorCell<Message>) -> Void
-    /// Timers and ask time-outs run on this scheduler's clock.
-    let dateScheduler: any DateScheduler
+
+    /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
+    /// it tells time, otherwise the system's timer scheduler.
+    var dateScheduler: any DateScheduler {
+        (scheduler as? any DateScheduler) ?? system.timerScheduler
+    }
 
     override var askScheduler: any DateScheduler { dateScheduler }
-    let stashCapacity: Int
 
     // MARK: Consumer only (touched only inside a mailbox run)
     //
     // Exclusivity is not checked at run time for these: one mailbox run at a time is the
     // invariant that makes every access exclusive (and checking costs ~10% of a message).
 
+    /// The consumer's half of the mailbox queue (see `mailboxTail`).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var mailboxHead = MPSCQueueHead<Message>()
+
     /// The current behavior. Assign through `install(_:)`, which keeps `receiveHandler` in step.
     @usableFromInline
     @exclusivity(unchecked)
     var behavior: Behavior<Message>
+
+    // MARK: Small immutable fields (shared), in the behavior's tail padding
+    //
+    // Declared here, after the 33-byte behavior, they fill the bytes it leaves before the next
+    // word instead of padding to words of their own (16 bytes less per actor).
+
+    /// Set once, when the actor has terminated; senders then dead-letter directly.
+    @usableFromInline
+    let isTerminated = Atomic<Bool>(false)
+    @usableFromInline
+    let overflow: OverflowPolicy
+    /// Runs on the `ImmediateScheduler`: on the sending thread, trampolined (no recursion,
+    /// FIFO kept).
+    let isImmediate: Bool
+    /// User messages per mailbox run.
+    @usableFromInline
+    let runLength: Int32
+
+    // MARK: Consumer only, continued
 
     /// The current behavior's message handler when it is a `receive` behavior: read on every
     /// message without copying the behavior enum.
@@ -99,7 +111,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     @exclusivity(unchecked)
     var lifecycle: Lifecycle = .new
-    /// Created on the first run; nil afterwards only if never started.
+    /// Created in `init`, before the cell is published (implicitly unwrapped only because it
+    /// needs `self`).
     @usableFromInline
     @exclusivity(unchecked)
     var context: ActorContext<Message>!
@@ -136,23 +149,19 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
         roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
         let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
+        self.scheduler = scheduler
         pool = scheduler as? PoolScheduler
-        if scheduler is ImmediateScheduler {
-            runner = .immediate
-        } else {
-            runner = .scheduler(scheduler)
-        }
-        dateScheduler = (scheduler as? any DateScheduler) ?? system.timerScheduler
-        runLength = props.runLength ?? system.configuration.runLength
-        stashCapacity = props.stashCapacity
+        isImmediate = scheduler is ImmediateScheduler
+        runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
         self.behavior = behavior
         self.parent = parent
         super.init(address: address, system: system, isActorCell: true, parent: parent)
         // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
-        context = ActorContext(cell: self)
+        context = ActorContext(cell: self, stashCapacity: props.stashCapacity)
     }
 
     deinit {
+        mailboxHead.releaseAll(mailboxTail)
         var node = systemMessages.load(ordering: .acquiring)
         while let current = node {
             let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
@@ -176,7 +185,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         if capacity != .max, let refused = reserveRoom(for: message) {
             return refused
         }
-        mailbox.enqueue(message)
+        mailboxTail.enqueue(message)
         activate()
         return .enqueued
     }
@@ -212,7 +221,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 throw SendError(recipient: address, reason: .recipientTerminated)
             }
             if userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue <= capacity {
-                mailbox.enqueue(message)
+                mailboxTail.enqueue(message)
                 activate()
                 return
             }
@@ -256,10 +265,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             pool.enqueue(Unmanaged.passRetained(self))
             return
         }
-        switch runner {
-        case .immediate:
+        if isImmediate {
             Trampoline.run(Unmanaged.passRetained(self))
-        case let .scheduler(scheduler):
+        } else {
             scheduler.schedule { self.run() }
         }
     }
@@ -287,7 +295,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 if capacity != .max, overflow == .dropOldest, userCount.load(ordering: .relaxed) > capacity {
                     handled += dropOldestOverflow()
                 }
-                guard let message = mailbox.dequeue() else { break }
+                guard let message = mailboxHead.dequeue(mailboxTail) else { break }
                 handled += 1
                 userHandled += 1
                 if capacity != .max { freeRoom() }
@@ -336,7 +344,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     func dropOldestOverflow() -> Int {
         var dropped = 0
-        while userCount.load(ordering: .relaxed) > capacity, let message = mailbox.dequeue() {
+        while userCount.load(ordering: .relaxed) > capacity, let message = mailboxHead.dequeue(mailboxTail) {
             userCount.wrappingSubtract(1, ordering: .relaxed)
             system.publishDeadLetter(message, to: address, reason: .mailboxFull(.dropOldest))
             dropped += 1
@@ -370,7 +378,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     func drainAfterTermination() -> Int {
         var handled = runSystemMessages()
-        while let message = mailbox.dequeue() {
+        while let message = mailboxHead.dequeue(mailboxTail) {
             if capacity != .max { freeRoom() }
             system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
             handled += 1

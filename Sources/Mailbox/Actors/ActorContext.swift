@@ -17,7 +17,10 @@ public final class ActorContext<Message: Sendable> {
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
     var watching: [ObjectIdentifier: Watch] = [:]
     var stashed: [Message] = []
-    private var adapterCount = 0
+    /// Message adapters made so far (for their names).
+    private var adapterCount: Int32 = 0
+    /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
+    private let stashCapacity: Int32
 
     struct Watch {
         let target: AnyTarget
@@ -27,8 +30,9 @@ public final class ActorContext<Message: Sendable> {
     /// The actor's timers; all are cancelled when the actor stops.
     public private(set) lazy var timers = TimerScheduler(cell: cell)
 
-    init(cell: ActorCell<Message>) {
+    init(cell: ActorCell<Message>, stashCapacity: Int) {
         self.cell = cell
+        self.stashCapacity = Int32(clamping: stashCapacity)
     }
 
     deinit {
@@ -160,8 +164,8 @@ public final class ActorContext<Message: Sendable> {
     /// - Throws: `StashOverflowError` if the stash already holds `Props.stashCapacity`
     ///   messages; thrown from a handler, that is a failure of the actor.
     public func stash(_ message: Message) throws {
-        guard stashed.count < cell.stashCapacity else {
-            throw StashOverflowError(actor: address, capacity: cell.stashCapacity)
+        guard stashed.count < stashCapacity else {
+            throw StashOverflowError(actor: address, capacity: Int(stashCapacity))
         }
         stashed.append(message)
     }

@@ -118,22 +118,22 @@ class AnyTarget: PoolJob, @unchecked Sendable {
     @usableFromInline
     let address: ActorAddress
 
-    /// Whether this is an `ActorCell<Message>` of the ref's message type (a fast-path test
-    /// cheaper than a dynamic cast).
-    @usableFromInline
-    let isActorCell: Bool
-
     // MARK: Sibling links: owned by the parent's `ChildRegistry`
 
     /// The parent (its identity only), fixed at creation; nil for targets that are no child.
     let parentIdentity: ObjectIdentifier?
-    /// Whether the parent's registry lists this target. Parent's registry only.
-    var isListedChild = false
     /// The next younger sibling in the parent's registry (which owns the chain). Parent's
     /// registry only.
     var youngerSibling: AnyTarget?
     /// The next older sibling in the parent's registry. Parent's registry only.
     unowned(unsafe) var olderSibling: AnyTarget?
+    /// Whether the parent's registry lists this target. Parent's registry only.
+    var isListedChild = false
+
+    /// Whether this is an `ActorCell<Message>` of the ref's message type (a fast-path test
+    /// cheaper than a dynamic cast).
+    @usableFromInline
+    let isActorCell: Bool
 
     init(address: ActorAddress, isActorCell: Bool = false, parent: AnyTarget? = nil) {
         self.address = address

@@ -19,8 +19,6 @@ struct ChildRegistry {
     private unowned(unsafe) var youngest: AnyTarget?
     /// Children with caller-chosen names, by name.
     private var named: [String: AnyTarget] = [:]
-    /// The number of children listed.
-    private(set) var count = 0
 
     var isEmpty: Bool { oldest == nil }
 
@@ -64,7 +62,6 @@ struct ChildRegistry {
             oldest = target
         }
         youngest = target
-        count += 1
     }
 
     /// Unlists `target`; does nothing if it is not listed here. O(1).
@@ -89,7 +86,6 @@ struct ChildRegistry {
         if !ActorName.isGenerated(name), named[name] === target {
             named[name] = nil
         }
-        count -= 1
     }
 
     /// Unlists every child, oldest first, without recursion.
@@ -102,7 +98,6 @@ struct ChildRegistry {
     /// The children, oldest first.
     var inStartOrder: [AnyTarget] {
         var result: [AnyTarget] = []
-        result.reserveCapacity(count)
         var next = oldest
         while let child = next {
             result.append(child)

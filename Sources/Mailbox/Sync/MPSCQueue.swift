@@ -50,87 +50,30 @@ import Synchronization
 /// recycles a block only once it is released and `headIndex >= observedTail`; a recycled
 /// full-size block is kept in `spareBlock` for the next append, otherwise freed.
 ///
+/// Lazy first block: a new queue allocates nothing beyond itself. The first enqueue allocates
+/// the first block and publishes it twice: in `firstBlock` (by compare-and-swap from `nil`, so
+/// exactly one block wins) and then as `tailBlock`. A producer that read `tailBlock` as `nil`
+/// took its index before the first block became the tail, so the first block cannot be
+/// recycled before that producer's element is dequeued (the same argument as below), and it
+/// walks from `firstBlock`. The consumer starts from `firstBlock` too.
+///
 /// The queue owns its blocks: `deinit` frees them along with every element still queued.
+///
+/// ## Halves
+/// The queue's state is two non-copyable halves, `MPSCQueueTail` (the producers' fields) and
+/// `MPSCQueueHead` (the consumer's), so that an owner can embed them with other fields between
+/// them, keeping the consumer's fields off the producers' cache lines without padding. An actor
+/// embeds both in its cell (no queue object per actor); this class holds them with padding
+/// between, for everyone else.
 ///
 /// Thread-safety: `enqueue` from any thread; `dequeue` and `isEmpty` from one consumer at a time
 /// (a caller that hands the consumer role between threads must do so with a happens-before
 /// edge, as the actor run loop's activation counter does).
 public final class MPSCQueue<Element> {
-    /// Slots in the largest blocks (a power of two).
-    @inlinable
-    static var maximumBlockCapacity: Int { 32 }
+    // MARK: Producer side
 
-    /// Slots in the queue's first block.
-    @inlinable
-    static var firstBlockCapacity: Int { 2 }
-
-    /// One array of slots: a header, then `capacity` slots of (element, written flag), in one
-    /// allocation. Each flag sits right after its element, so a producer and a consumer share a
-    /// cache line only when they work within a few slots of each other (with a separate flag
-    /// array they shared the flags' line for every element of the block). A slot's element is
-    /// initialised exactly when its flag is set and it has not been dequeued yet.
     @usableFromInline
-    struct Block: ~Copyable {
-        /// The next block, appended by a producer with a compare-and-swap from `nil`.
-        @usableFromInline
-        let next: Atomic<UnsafeMutablePointer<Block>?>
-        /// A later block of the list that a producer found by walking from here: a shortcut for
-        /// producers that start here while this block cannot be passed (a producer that took
-        /// a position in it is still writing). Reset when the block is recycled.
-        @usableFromInline
-        let jump: Atomic<UnsafeMutablePointer<Block>?>
-        /// Set once `tailBlock` has moved past this block (with `observedTail` written first).
-        @usableFromInline
-        let released: Atomic<Bool>
-        /// `tailIndex` just after `tailBlock` moved past this block.
-        @usableFromInline
-        let observedTail: Atomic<Int>
-        /// The position of the first slot. Written before the block is published (the
-        /// releasing compare-and-swap on the previous block's `next`), then read-only.
-        @usableFromInline
-        var start: Int
-        /// Number of slots.
-        @usableFromInline
-        let capacity: Int
-        /// `capacity` slots of `MPSCQueue.slotStride` bytes: the element, then its written flag
-        /// (set with release by the producer after writing the element).
-        @usableFromInline
-        let slots: UnsafeMutableRawPointer
-
-        /// The written flag of slot `offset`.
-        @inlinable
-        func written(_ offset: Int) -> UnsafeMutablePointer<Atomic<Bool>> {
-            (slots + (offset &* MPSCQueue<Element>.slotStride &+ MPSCQueue<Element>.flagOffset)).assumingMemoryBound(to: Atomic<Bool>.self)
-        }
-
-        /// The element of slot `offset`.
-        @inlinable
-        func element(_ offset: Int) -> UnsafeMutablePointer<Element> {
-            (slots + offset &* MPSCQueue<Element>.slotStride).assumingMemoryBound(to: Element.self)
-        }
-
-        @usableFromInline
-        init(start: Int, capacity: Int, slots: UnsafeMutableRawPointer) {
-            self.next = Atomic(nil)
-            self.jump = Atomic(nil)
-            self.released = Atomic(false)
-            self.observedTail = Atomic(0)
-            self.start = start
-            self.capacity = capacity
-            self.slots = slots
-        }
-    }
-
-    // MARK: Producer side (one cache line for the two fields every enqueue reads)
-
-    /// The next position to hand out. Every `enqueue` takes one with fetch-and-add.
-    @usableFromInline
-    let tailIndex: Atomic<Int>
-
-    /// A block at or before the block of every position not yet handed out; producers walk
-    /// forward from it. Only moves forward, by compare-and-swap, past fully written blocks.
-    @usableFromInline
-    let tailBlock: Atomic<UnsafeMutablePointer<Block>>
+    let tail = MPSCQueueTail<Element>()
 
     /// Keeps the consumer's fields off the producers' cache line(s).
     @usableFromInline
@@ -138,75 +81,21 @@ public final class MPSCQueue<Element> {
 
     // MARK: Consumer side (touched only by the single consumer)
 
-    /// The position of the oldest element not yet dequeued. Consumer only.
     @usableFromInline
     @exclusivity(unchecked)
-    var headIndex: Int
+    var head = MPSCQueueHead<Element>()
 
-    /// The block holding `headIndex` (or the block before it, at a block boundary). Consumer only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var headBlock: UnsafeMutablePointer<Block>
-
-    /// The oldest block not yet recycled; blocks from here up to `headBlock` are consumed and
-    /// wait until no producer can still hold them. Consumer only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var freeHead: UnsafeMutablePointer<Block>
-
-    /// The last value of `tailIndex` the consumer read: positions below it are taken, so the
-    /// consumer can wait for them without reading `tailIndex` again (it may fall behind
-    /// `headIndex`, since written slots are dequeued without reading `tailIndex`). Consumer only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var knownTail: Int
-
-    /// One recycled full-size block, ready for the next append (exchange-based hand-off:
-    /// whoever swaps it out owns it).
-    @usableFromInline
-    let spareBlock: Atomic<UnsafeMutablePointer<Block>?>
-
-    /// Creates an empty queue.
-    public init() {
-        let first = Self.allocateBlock(start: 0, capacity: Self.firstBlockCapacity)
-        tailIndex = Atomic(0)
-        tailBlock = Atomic(first)
-        headIndex = 0
-        headBlock = first
-        freeHead = first
-        knownTail = 0
-        spareBlock = Atomic(nil)
-    }
+    /// Creates an empty queue. It allocates no block until the first `enqueue`.
+    public init() {}
 
     deinit {
-        // No producer can be running: every flagged slot at or after `headIndex` holds an element.
-        var block: UnsafeMutablePointer<Block>? = freeHead
-        while let current = block {
-            let start = current.pointee.start
-            for offset in 0..<current.pointee.capacity
-            where start + offset >= headIndex && current.pointee.written(offset).pointee.load(ordering: .acquiring) {
-                current.pointee.element(offset).deinitialize(count: 1)
-            }
-            block = current.pointee.next.load(ordering: .acquiring)
-            Self.deallocateBlock(current)
-        }
-        if let spare = spareBlock.load(ordering: .acquiring) {
-            Self.deallocateBlock(spare)
-        }
+        head.releaseAll(tail)
     }
 
     /// Appends `element`. Lock-free for producers; safe from any thread.
     @inlinable
     public func enqueue(_ element: consuming Element) {
-        let index = tailIndex.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-        var block = tailBlock.load(ordering: .sequentiallyConsistent)
-        let offset = index &- block.pointee.start
-        if offset >= block.pointee.capacity {
-            block = findBlock(holding: index, from: block)
-        }
-        let slot = index &- block.pointee.start
-        block.pointee.element(slot).initialize(to: element)
-        block.pointee.written(slot).pointee.store(true, ordering: .releasing)
+        tail.enqueue(element)
     }
 
     /// Removes and returns the oldest element, or `nil` when the queue is empty.
@@ -216,39 +105,204 @@ public final class MPSCQueue<Element> {
     /// queue as empty.
     @inlinable
     public func dequeue() -> Element? {
-        var spins = 0
-        while true {
-            let block = headBlock
-            let slot = headIndex &- block.pointee.start
-            if slot < block.pointee.capacity {
-                if block.pointee.written(slot).pointee.load(ordering: .acquiring) {
-                    headIndex &+= 1
-                    return block.pointee.element(slot).move()
-                }
-            } else if let next = block.pointee.next.load(ordering: .acquiring) {
-                headBlock = next
-                recycleConsumedBlocks()
-                continue
-            }
-            // Not written yet: empty, or a producer is between taking the position and writing
-            // it. Read the producers' counter only when the last value read is used up, so
-            // waiting for a known producer does not pull their cache line away every spin.
-            if headIndex >= knownTail {
-                knownTail = tailIndex.load(ordering: .acquiring)
-                if knownTail == headIndex { return nil }
-            }
-            spins &+= 1
-            if spins > 64 { sched_yield() }
-        }
+        head.dequeue(tail)
     }
 
     /// Whether the queue holds no element and no enqueue is in progress. Consumer only.
     @inlinable
     public var isEmpty: Bool {
-        tailIndex.load(ordering: .acquiring) == headIndex
+        head.isEmpty(tail)
+    }
+}
+
+/// One array of slots: a header, then `capacity` slots of (element, written flag), in one
+/// allocation. Each flag sits right after its element, so a producer and a consumer share a
+/// cache line only when they work within a few slots of each other (with a separate flag
+/// array they shared the flags' line for every element of the block). A slot's element is
+/// initialised exactly when its flag is set and it has not been dequeued yet.
+@usableFromInline
+struct MPSCQueueBlock<Element>: ~Copyable {
+    @usableFromInline
+    typealias Pointer = UnsafeMutablePointer<MPSCQueueBlock<Element>>
+
+    /// The next block, appended by a producer with a compare-and-swap from `nil`.
+    @usableFromInline
+    let next: Atomic<Pointer?>
+    /// A later block of the list that a producer found by walking from here: a shortcut for
+    /// producers that start here while this block cannot be passed (a producer that took
+    /// a position in it is still writing). Reset when the block is recycled.
+    @usableFromInline
+    let jump: Atomic<Pointer?>
+    /// Set once `tailBlock` has moved past this block (with `observedTail` written first).
+    @usableFromInline
+    let released: Atomic<Bool>
+    /// `tailIndex` just after `tailBlock` moved past this block.
+    @usableFromInline
+    let observedTail: Atomic<Int>
+    /// The position of the first slot. Written before the block is published (the
+    /// releasing compare-and-swap on the previous block's `next`), then read-only.
+    @usableFromInline
+    var start: Int
+    /// Number of slots.
+    @usableFromInline
+    let capacity: Int
+    /// `capacity` slots of `slotStride` bytes: the element, then its written flag (set with
+    /// release by the producer after writing the element).
+    @usableFromInline
+    let slots: UnsafeMutableRawPointer
+
+    /// Slots in the largest blocks (a power of two).
+    @inlinable
+    static var maximumCapacity: Int { 32 }
+
+    /// Slots in the queue's first block.
+    @inlinable
+    static var firstCapacity: Int { 2 }
+
+    /// The written flag of slot `offset`.
+    @inlinable
+    func written(_ offset: Int) -> UnsafeMutablePointer<Atomic<Bool>> {
+        (slots + (offset &* Self.slotStride &+ Self.flagOffset)).assumingMemoryBound(to: Atomic<Bool>.self)
+    }
+
+    /// The element of slot `offset`.
+    @inlinable
+    func element(_ offset: Int) -> UnsafeMutablePointer<Element> {
+        (slots + offset &* Self.slotStride).assumingMemoryBound(to: Element.self)
+    }
+
+    @usableFromInline
+    init(start: Int, capacity: Int, slots: UnsafeMutableRawPointer) {
+        self.next = Atomic(nil)
+        self.jump = Atomic(nil)
+        self.released = Atomic(false)
+        self.observedTail = Atomic(0)
+        self.start = start
+        self.capacity = capacity
+        self.slots = slots
+    }
+
+    /// Whether every slot has been written.
+    @inlinable
+    func isFullyWritten() -> Bool {
+        for offset in 0..<capacity where !written(offset).pointee.load(ordering: .acquiring) {
+            return false
+        }
+        return true
+    }
+
+    // MARK: Block memory
+
+    /// Bytes from a slot's start to its written flag (the element comes first).
+    @inlinable
+    static var flagOffset: Int { MemoryLayout<Element>.size }
+
+    /// Bytes per slot: the element, its flag, padding to the element's alignment.
+    @inlinable
+    static var slotStride: Int {
+        let alignment = MemoryLayout<Element>.alignment
+        return (flagOffset + MemoryLayout<Atomic<Bool>>.size + alignment - 1) / alignment * alignment
+    }
+
+    /// Bytes from the block's start to its first slot.
+    @inlinable
+    static var slotsOffset: Int {
+        let alignment = slotAlignment
+        return (MemoryLayout<Self>.stride + alignment - 1) / alignment * alignment
+    }
+
+    @inlinable
+    static var slotAlignment: Int { Swift.max(MemoryLayout<Element>.alignment, MemoryLayout<Atomic<Bool>>.alignment) }
+
+    @inlinable
+    static func allocate(start: Int, capacity: Int) -> Pointer {
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: slotsOffset + capacity * slotStride,
+            alignment: Swift.max(MemoryLayout<Self>.alignment, slotAlignment)
+        )
+        let slots = raw + slotsOffset
+        for offset in 0..<capacity {
+            let slot = slots + offset * slotStride
+            slot.bindMemory(to: Element.self, capacity: 1)
+            (slot + flagOffset).bindMemory(to: Atomic<Bool>.self, capacity: 1).initialize(to: Atomic(false))
+        }
+        let block = raw.bindMemory(to: Self.self, capacity: 1)
+        block.initialize(to: Self(start: start, capacity: capacity, slots: slots))
+        return block
+    }
+
+    /// Frees a block whose elements have all been moved out or deinitialised.
+    @inlinable
+    static func deallocate(_ block: Pointer) {
+        for offset in 0..<block.pointee.capacity {
+            block.pointee.written(offset).deinitialize(count: 1)
+        }
+        block.deinitialize(count: 1)
+        UnsafeMutableRawPointer(block).deallocate()
+    }
+}
+
+/// The producers' half of an MPSC queue (see `MPSCQueue`): safe to use from any thread.
+@usableFromInline
+struct MPSCQueueTail<Element>: ~Copyable {
+    @usableFromInline
+    typealias Block = MPSCQueueBlock<Element>
+
+    /// The next position to hand out. Every `enqueue` takes one with fetch-and-add.
+    @usableFromInline
+    let tailIndex = Atomic<Int>(0)
+
+    /// A block at or before the block of every position not yet handed out; producers walk
+    /// forward from it. `nil` until the first block is published; then only moves forward, by
+    /// compare-and-swap, past fully written blocks.
+    @usableFromInline
+    let tailBlock = Atomic<Block.Pointer?>(nil)
+
+    /// The first block, once allocated (see "Lazy first block" in `MPSCQueue`). Read only by
+    /// producers that found `tailBlock` still `nil`, and by the consumer before its first block.
+    @usableFromInline
+    let firstBlock = Atomic<Block.Pointer?>(nil)
+
+    /// One recycled full-size block, ready for the next append (exchange-based hand-off:
+    /// whoever swaps it out owns it).
+    @usableFromInline
+    let spareBlock = Atomic<Block.Pointer?>(nil)
+
+    @inlinable
+    init() {}
+
+    /// Appends `element`. Lock-free; safe from any thread.
+    @inlinable
+    func enqueue(_ element: consuming Element) {
+        let index = tailIndex.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        var block = tailBlock.load(ordering: .sequentiallyConsistent) ?? publishFirstBlock()
+        if index &- block.pointee.start >= block.pointee.capacity {
+            block = findBlock(holding: index, from: block)
+        }
+        let slot = index &- block.pointee.start
+        block.pointee.element(slot).initialize(to: element)
+        block.pointee.written(slot).pointee.store(true, ordering: .releasing)
     }
 
     // MARK: Slow paths
+
+    /// The first block, allocating and publishing it if no producer has yet. Called by a
+    /// producer that read `tailBlock` as `nil` after taking its index.
+    @usableFromInline
+    func publishFirstBlock() -> Block.Pointer {
+        if let first = firstBlock.load(ordering: .acquiring) { return first }
+        let fresh = Block.allocate(start: 0, capacity: Block.firstCapacity)
+        let (exchanged, winner) = firstBlock.compareExchange(
+            expected: nil, desired: fresh, ordering: .acquiringAndReleasing)
+        guard exchanged else {
+            Block.deallocate(fresh)
+            return winner!
+        }
+        // `tailBlock` leaves `nil` only here; until it does, producers come here and walk
+        // from `firstBlock`.
+        _ = tailBlock.compareExchange(expected: nil, desired: fresh, ordering: .sequentiallyConsistent)
+        return fresh
+    }
 
     /// Walks from `start` (the `tailBlock` read after taking `index`) to the block holding
     /// position `index`, appending blocks where the list ends. On the way it moves `tailBlock`
@@ -259,7 +313,7 @@ public final class MPSCQueue<Element> {
     /// Every block reached this way is at or after `start`, so none can be recycled before
     /// this producer's element is dequeued (see the type's discussion of reclamation).
     @inlinable
-    func findBlock(holding index: Int, from start: UnsafeMutablePointer<Block>) -> UnsafeMutablePointer<Block> {
+    func findBlock(holding index: Int, from start: Block.Pointer) -> Block.Pointer {
         var block = start
         // Checking whether a block is fully written reads all its slots; while a preempted
         // producer pins `tailBlock`, every walker paying for that check cost 20% of the mpsc
@@ -268,7 +322,7 @@ public final class MPSCQueue<Element> {
         var mayMoveTail = index & 7 == 0
         while index &- block.pointee.start >= block.pointee.capacity {
             if mayMoveTail {
-                if isFullyWritten(block) {
+                if block.pointee.isFullyWritten() {
                     let next = block.pointee.next.load(ordering: .acquiring) ?? append(after: block)
                     if tailBlock.compareExchange(
                         expected: block, desired: next, ordering: .sequentiallyConsistent
@@ -304,15 +358,15 @@ public final class MPSCQueue<Element> {
 
     /// Appends a new block after `block` (or returns the one another producer appended first).
     @inlinable
-    func append(after block: UnsafeMutablePointer<Block>) -> UnsafeMutablePointer<Block> {
-        let capacity = Swift.min(block.pointee.capacity &* 2, Self.maximumBlockCapacity)
+    func append(after block: Block.Pointer) -> Block.Pointer {
+        let capacity = Swift.min(block.pointee.capacity &* 2, Block.maximumCapacity)
         let start = block.pointee.start &+ block.pointee.capacity
-        let fresh: UnsafeMutablePointer<Block>
-        if capacity == Self.maximumBlockCapacity, let spare = spareBlock.exchange(nil, ordering: .acquiring) {
+        let fresh: Block.Pointer
+        if capacity == Block.maximumCapacity, let spare = spareBlock.exchange(nil, ordering: .acquiring) {
             spare.pointee.start = start
             fresh = spare
         } else {
-            fresh = Self.allocateBlock(start: start, capacity: capacity)
+            fresh = Block.allocate(start: start, capacity: capacity)
         }
         let (exchanged, winner) = block.pointee.next.compareExchange(
             expected: nil, desired: fresh, ordering: .acquiringAndReleasing
@@ -323,20 +377,94 @@ public final class MPSCQueue<Element> {
         return winner!
     }
 
-    /// Whether every slot of `block` has been written.
+    /// Keeps an unpublished, reset block as the spare if it is full-size and the spare slot is
+    /// empty; frees it otherwise.
     @inlinable
-    func isFullyWritten(_ block: UnsafeMutablePointer<Block>) -> Bool {
-        for offset in 0..<block.pointee.capacity where !block.pointee.written(offset).pointee.load(ordering: .acquiring) {
-            return false
+    func keepOrFree(_ block: Block.Pointer) {
+        if block.pointee.capacity == Block.maximumCapacity,
+           spareBlock.compareExchange(expected: nil, desired: block, ordering: .releasing).exchanged {
+            return
         }
-        return true
+        Block.deallocate(block)
+    }
+}
+
+/// The consumer's half of an MPSC queue (see `MPSCQueue`): used by one consumer at a time,
+/// always with the same `MPSCQueueTail`.
+@usableFromInline
+struct MPSCQueueHead<Element>: ~Copyable {
+    @usableFromInline
+    typealias Block = MPSCQueueBlock<Element>
+
+    /// The position of the oldest element not yet dequeued.
+    @usableFromInline
+    var headIndex = 0
+
+    /// The block holding `headIndex` (or the block before it, at a block boundary); `nil`
+    /// until the consumer first finds the first block.
+    @usableFromInline
+    var headBlock: Block.Pointer?
+
+    /// The oldest block not yet recycled; blocks from here up to `headBlock` are consumed and
+    /// wait until no producer can still hold them. `nil` while `headBlock` is.
+    @usableFromInline
+    var freeHead: Block.Pointer?
+
+    /// The last value of `tailIndex` the consumer read: positions below it are taken, so the
+    /// consumer can wait for them without reading `tailIndex` again (it may fall behind
+    /// `headIndex`, since written slots are dequeued without reading `tailIndex`).
+    @usableFromInline
+    var knownTail = 0
+
+    @inlinable
+    init() {}
+
+    /// Removes and returns the oldest element, or `nil` when the queue is empty; waits for a
+    /// producer that has taken the next position but not written it yet.
+    @inlinable
+    mutating func dequeue(_ tail: borrowing MPSCQueueTail<Element>) -> Element? {
+        var spins = 0
+        while true {
+            if let block = headBlock {
+                let slot = headIndex &- block.pointee.start
+                if slot < block.pointee.capacity {
+                    if block.pointee.written(slot).pointee.load(ordering: .acquiring) {
+                        headIndex &+= 1
+                        return block.pointee.element(slot).move()
+                    }
+                } else if let next = block.pointee.next.load(ordering: .acquiring) {
+                    headBlock = next
+                    recycleConsumedBlocks(tail)
+                    continue
+                }
+            } else if let first = tail.firstBlock.load(ordering: .acquiring) {
+                headBlock = first
+                freeHead = first
+                continue
+            }
+            // Not written yet: empty, or a producer is between taking the position and writing
+            // it. Read the producers' counter only when the last value read is used up, so
+            // waiting for a known producer does not pull their cache line away every spin.
+            if headIndex >= knownTail {
+                knownTail = tail.tailIndex.load(ordering: .acquiring)
+                if knownTail == headIndex { return nil }
+            }
+            spins &+= 1
+            if spins > 64 { sched_yield() }
+        }
     }
 
-    /// Recycles consumed blocks that no producer can hold any more. Consumer only.
+    /// Whether the queue holds no element and no enqueue is in progress.
     @inlinable
-    func recycleConsumedBlocks() {
-        while freeHead != headBlock {
-            let block = freeHead
+    func isEmpty(_ tail: borrowing MPSCQueueTail<Element>) -> Bool {
+        tail.tailIndex.load(ordering: .acquiring) == headIndex
+    }
+
+    /// Recycles consumed blocks that no producer can hold any more: one full-size block as
+    /// the tail's spare, the rest freed.
+    @inlinable
+    mutating func recycleConsumedBlocks(_ tail: borrowing MPSCQueueTail<Element>) {
+        while let block = freeHead, block != headBlock {
             guard block.pointee.released.load(ordering: .acquiring),
                   block.pointee.observedTail.load(ordering: .relaxed) <= headIndex
             else { return }
@@ -348,69 +476,29 @@ public final class MPSCQueue<Element> {
             block.pointee.next.store(nil, ordering: .relaxed)
             block.pointee.jump.store(nil, ordering: .relaxed)
             block.pointee.released.store(false, ordering: .relaxed)
-            keepOrFree(block)
+            tail.keepOrFree(block)
         }
     }
 
-    /// Keeps an unpublished, reset block as the spare if it is full-size and the spare slot is
-    /// empty; frees it otherwise.
-    @inlinable
-    func keepOrFree(_ block: UnsafeMutablePointer<Block>) {
-        if block.pointee.capacity == Self.maximumBlockCapacity,
-           spareBlock.compareExchange(expected: nil, desired: block, ordering: .releasing).exchanged {
-            return
+    /// Frees every block and every element still queued. Call once, from the owner's `deinit`,
+    /// when no producer can be running.
+    mutating func releaseAll(_ tail: borrowing MPSCQueueTail<Element>) {
+        // Every flagged slot at or after `headIndex` holds an element.
+        var block: Block.Pointer? = freeHead ?? tail.firstBlock.load(ordering: .acquiring)
+        while let current = block {
+            let start = current.pointee.start
+            for offset in 0..<current.pointee.capacity
+            where start + offset >= headIndex && current.pointee.written(offset).pointee.load(ordering: .acquiring) {
+                current.pointee.element(offset).deinitialize(count: 1)
+            }
+            block = current.pointee.next.load(ordering: .acquiring)
+            Block.deallocate(current)
         }
-        Self.deallocateBlock(block)
-    }
-
-    // MARK: Block memory
-
-    /// Bytes from a slot's start to its written flag (the element comes first).
-    @inlinable
-    static var flagOffset: Int { MemoryLayout<Element>.size }
-
-    /// Bytes per slot: the element, its flag, padding to the element's alignment.
-    @inlinable
-    static var slotStride: Int {
-        let alignment = MemoryLayout<Element>.alignment
-        return (flagOffset + MemoryLayout<Atomic<Bool>>.size + alignment - 1) / alignment * alignment
-    }
-
-    /// Bytes from the block's start to its first slot.
-    @inlinable
-    static var slotsOffset: Int {
-        let alignment = slotAlignment
-        return (MemoryLayout<Block>.stride + alignment - 1) / alignment * alignment
-    }
-
-    @inlinable
-    static var slotAlignment: Int { Swift.max(MemoryLayout<Element>.alignment, MemoryLayout<Atomic<Bool>>.alignment) }
-
-    @inlinable
-    static func allocateBlock(start: Int, capacity: Int) -> UnsafeMutablePointer<Block> {
-        let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: slotsOffset + capacity * slotStride,
-            alignment: Swift.max(MemoryLayout<Block>.alignment, slotAlignment)
-        )
-        let slots = raw + slotsOffset
-        for offset in 0..<capacity {
-            let slot = slots + offset * slotStride
-            slot.bindMemory(to: Element.self, capacity: 1)
-            (slot + flagOffset).bindMemory(to: Atomic<Bool>.self, capacity: 1).initialize(to: Atomic(false))
+        if let spare = tail.spareBlock.exchange(nil, ordering: .acquiring) {
+            Block.deallocate(spare)
         }
-        let block = raw.bindMemory(to: Block.self, capacity: 1)
-        block.initialize(to: Block(start: start, capacity: capacity, slots: slots))
-        return block
-    }
-
-    /// Frees a block whose elements have all been moved out or deinitialised.
-    @inlinable
-    static func deallocateBlock(_ block: UnsafeMutablePointer<Block>) {
-        for offset in 0..<block.pointee.capacity {
-            block.pointee.written(offset).deinitialize(count: 1)
-        }
-        block.deinitialize(count: 1)
-        UnsafeMutableRawPointer(block).deallocate()
+        headBlock = nil
+        freeHead = nil
     }
 }
 
@@ -426,8 +514,7 @@ struct CacheLinePadding: Sendable {
     init() {}
 }
 
-// `tailIndex`, `tailBlock`, `spareBlock` and the blocks' flags, `next`, `released` and
-// `observedTail` are atomics; an element is handed from its producer to the consumer by the
-// release store / acquire load of its slot's flag; `headIndex`, `headBlock` and `freeHead` are
-// touched only by the single consumer (handed over with a happens-before edge).
+// The halves are atomics and the consumer's head (see the type's discussion); an element is
+// handed from its producer to the consumer by the release store / acquire load of its slot's
+// flag; `head` is touched only by the single consumer (handed over with a happens-before edge).
 extension MPSCQueue: @unchecked Sendable where Element: Sendable {}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import Mailbox
 import Testing
 
@@ -44,6 +45,46 @@ struct MPSCQueueStressTests {
         #expect(queue.dequeue() == nil)
         #expect(queue.isEmpty)
         #expect(next == [Int](repeating: perProducer, count: producers))
+    }
+
+    /// The first block is allocated by the first enqueue: producers racing to be first (and
+    /// past the first block's two slots, before it is even the tail), with the consumer
+    /// starting at the same time, still lose and duplicate nothing.
+    @Test func freshQueues_producersRacingTheFirstEnqueue_neitherLoseNorDuplicate() {
+        let rounds = soak ? 20_000 : 500
+        let producers = 3, perProducer = 4
+        for _ in 0..<rounds {
+            let queue = MPSCQueue<Int>()
+            let go = Atomic<Bool>(false)
+            let group = DispatchGroup()
+            for producer in 0..<producers {
+                // Own threads, not the dispatch pool: a producer spinning on `go` must not hold
+                // a pool thread that another test's producer is queued behind.
+                group.enter()
+                Thread {
+                    while !go.load(ordering: .acquiring) { sched_yield() }
+                    for sequence in 0..<perProducer {
+                        queue.enqueue(producer << Self.sequenceBits | sequence)
+                    }
+                    group.leave()
+                }.start()
+            }
+            go.store(true, ordering: .releasing)
+            var next = [Int](repeating: 0, count: producers)
+            var received = 0
+            while received < producers * perProducer {
+                guard let element = queue.dequeue() else {
+                    sched_yield()
+                    continue
+                }
+                let producer = element >> Self.sequenceBits
+                #expect(element & ((1 << Self.sequenceBits) - 1) == next[producer])
+                next[producer] += 1
+                received += 1
+            }
+            group.wait()
+            #expect(queue.dequeue() == nil)
+        }
     }
 
     @Test func oneProducer_deliversEverythingInOrder() {

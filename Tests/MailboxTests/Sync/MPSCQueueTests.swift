@@ -62,6 +62,29 @@ struct MPSCQueueTests {
         #expect(tracker.liveCount == 0)
     }
 
+    /// The consumer never ran, so the queue is freed from its lazily published first block.
+    @Test func deinit_withoutAnyDequeue_releasesEveryElement() {
+        let tracker = LifetimeTracker()
+        do {
+            let queue = MPSCQueue<Tracked>()
+            for index in 0..<5 { queue.enqueue(tracker.instance(index)) }
+            #expect(tracker.liveCount == 5)
+        }
+        #expect(tracker.liveCount == 0)
+    }
+
+    @Test func unusedQueue_allocatesNoBlock_andIsEmpty() {
+        let queue = MPSCQueue<Int>()
+        #expect(queue.tail.firstBlock.load(ordering: .relaxed) == nil)
+        #expect(queue.isEmpty)
+        #expect(queue.dequeue() == nil)
+        #expect(queue.tail.firstBlock.load(ordering: .relaxed) == nil)
+        queue.enqueue(1)
+        #expect(queue.tail.firstBlock.load(ordering: .relaxed) != nil)
+        #expect(queue.tail.tailBlock.load(ordering: .relaxed) == queue.tail.firstBlock.load(ordering: .relaxed))
+        #expect(queue.dequeue() == 1)
+    }
+
     @Test func dequeuedElement_isNoLongerRetainedByTheQueue() {
         let tracker = LifetimeTracker()
         let queue = MPSCQueue<Tracked>()
