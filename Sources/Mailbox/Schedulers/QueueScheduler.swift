@@ -57,6 +57,10 @@ public final class QueueScheduler: DateScheduler {
         queue = internalQueue
     }
 
+    /// Enqueues `action` to run on `queue` after the actions scheduled before it.
+    ///
+    /// - Returns: A disposable that makes the action be skipped if disposed before it starts;
+    ///   the action stays retained until its turn comes either way.
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         // One object is both the returned disposable and the queued entry. Actions wait in
@@ -101,6 +105,9 @@ public final class QueueScheduler: DateScheduler {
     /// Actions run per dispatch block before the drain yields the queue.
     private static var drainRunLength: Int { 64 }
 
+    /// Runs `action` on `queue` at or after `date`, never before it.
+    ///
+    /// - Returns: A disposable that cancels the action and releases it at once, not at `date`.
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let pending = PendingAction(action)
@@ -108,6 +115,11 @@ public final class QueueScheduler: DateScheduler {
         return pending
     }
 
+    /// Runs `action` on `queue` first at or after `date` (never before it), then every
+    /// `interval`, with a `DispatchSourceTimer`.
+    ///
+    /// - Returns: A disposable that cancels the timer and releases `action`; no run starts after
+    ///   the disposal has been observed on `queue`.
     @discardableResult
     public func schedule(
         after date: Date,

@@ -104,6 +104,11 @@ public final class PoolScheduler: DateScheduler {
         releaseQueuedGlobalJobs()
     }
 
+    /// Schedules `action` on the pool: from one of its workers it runs next on that worker, from
+    /// any other thread it joins the shared queue. After `shutdown()` it is released unrun.
+    ///
+    /// - Returns: A disposable that makes the action be skipped if disposed before it starts;
+    ///   the action stays retained until a worker reaches it (or the pool releases it).
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let cancellation = AnyDisposable()
@@ -111,6 +116,11 @@ public final class PoolScheduler: DateScheduler {
         return cancellation
     }
 
+    /// Schedules `action` on the pool once `date` has come (never before it); it waits on a
+    /// private dispatch queue until then.
+    ///
+    /// - Returns: A disposable that cancels the action, releasing it at once if it is still
+    ///   waiting for its date.
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let cancellation = AnyDisposable()
@@ -125,6 +135,11 @@ public final class PoolScheduler: DateScheduler {
         }
     }
 
+    /// Schedules `action` on the pool first at or after `date` (never before it), then every
+    /// `interval`; runs go to whichever worker is free, so a slow run may overlap the next.
+    ///
+    /// - Returns: A disposable that stops the timer, skips the runs not yet started and releases
+    ///   `action` from the timer.
     @discardableResult
     public func schedule(
         after date: Date,
