@@ -164,11 +164,13 @@ extension DispatchQueue {
     /// slightly early, and then the timer is set again for `date` instead of ticking. Later
     /// ticks follow the timer's own cadence.
     ///
+    /// - Parameter now: The clock the first wake-up is checked against (tests replace it).
     /// - Precondition: `interval` is positive.
     func repeatingTimer(
         from date: Date,
         interval: DispatchTimeInterval,
         leeway: DispatchTimeInterval,
+        now: @escaping @Sendable () -> Date = { Date() },
         tick: @escaping @Sendable () -> Void
     ) -> AnyDisposable {
         precondition(interval.nanoseconds > 0, "a repeating interval must be positive, not \(interval)")
@@ -180,7 +182,7 @@ extension DispatchQueue {
         // would keep an abandoned timer alive.
         timer.setEventHandler { [weak source] in
             if !firstTick.hasHappened {
-                if Date() < date {
+                if now() < date {
                     source?.source.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
                     return
                 }
