@@ -32,6 +32,11 @@ import Synchronization
 ///
 /// Thread-safety: schedule from any thread. `shutdown()` stops the workers; work scheduled after
 /// it is released without running.
+///
+/// What keeps what alive: a queued action is retained by the pool until a worker runs or skips
+/// it, or `shutdown()` releases it; a cancelled timed action is released at once; a timer
+/// retains the pool and its action until disposed. The worker threads do *not* retain the pool:
+/// call `shutdown()` before the last reference to it goes away.
 public final class PoolScheduler: DateScheduler {
     /// The number of worker threads.
     public let workerCount: Int
