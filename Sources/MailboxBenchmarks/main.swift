@@ -6,7 +6,7 @@
 //   mailbox-bench help                print each benchmark's usage and summary (stderr)
 //
 // Exit codes: 0 ran (check "ok" in the line), 1 a self-check failed, 2 bad usage.
-// Field conventions follow ../shared/peers/README.md (runtime, bench, msgs, seconds,
+// Field conventions are described in docs/Performance.md (runtime, bench, msgs, seconds,
 // msgs_per_s, ns_per_msg, peak_rss_mb, threads) plus baseline, baseline_ns_per_msg and ratio
 // (ours / baseline, ns per message) where a reference implementation ran in the same process.
 #if canImport(Glibc)

@@ -10,6 +10,13 @@
 /// Thread-safety: all members may be called from any thread. Disposables are disposed outside
 /// the internal lock, so a disposal action may add to or dispose the same composite.
 ///
+/// What keeps what alive: the composite retains each disposable it holds (and so whatever that
+/// one retains) until the composite is disposed or that disposable's handle removes it. A
+/// removal handle refers to the composite *weakly*: keeping a handle keeps neither the composite
+/// nor its contents alive, and disposing a handle after the composite is gone does nothing.
+/// Nothing the composite holds is disposed when it is deinitialised undisposed (use
+/// `ScopedDisposable` for that).
+///
 /// - Complexity: `add` is amortised O(1); removal through a handle is O(n) at worst, O(1) for
 ///   the most recent addition.
 public final class CompositeDisposable: Disposable {
@@ -21,6 +28,7 @@ public final class CompositeDisposable: Disposable {
     /// Protected by its own lock.
     private let state: LockedValueBox<State>
 
+    /// Whether the composite has been disposed.
     public var isDisposed: Bool {
         state.withLockedValue { $0.disposables == nil }
     }
@@ -44,6 +52,8 @@ public final class CompositeDisposable: Disposable {
         self.init([any Disposable]())
     }
 
+    /// Disposes every disposable held, in the order they were added, outside the lock, and
+    /// releases them; later calls do nothing.
     public func dispose() {
         let taken = state.withLockedValue { state -> Bag<any Disposable>? in
             let taken = state.disposables

@@ -26,6 +26,7 @@ public final class AnyDisposable: Disposable {
     /// Written in `init` and then only by the thread that won `state`'s exchange.
     private nonisolated(unsafe) var action: (@Sendable () -> Void)?
 
+    /// Whether `dispose()` has been called (the action has run or is running).
     public var isDisposed: Bool {
         state.load(ordering: .acquiring)
     }
@@ -47,6 +48,8 @@ public final class AnyDisposable: Disposable {
         self.init { disposable.dispose() }
     }
 
+    /// Runs the action on the first call, on the calling thread, then releases it; later calls
+    /// (from any thread) do nothing and do not wait for the first call's action to finish.
     public func dispose() {
         if !state.exchange(true, ordering: .acquiringAndReleasing) {
             let action = self.action

@@ -4,10 +4,15 @@
 /// of the owning object.
 ///
 /// Thread-safety: as thread-safe as `Inner`; every Mailbox disposable is.
+///
+/// What keeps what alive: the scoped disposable retains `inner` for its whole life, also after
+/// disposing it; whoever holds the scoped disposable (typically its owning object) decides when
+/// the deinit disposes `inner`. It retains nothing else, in particular not its owner.
 public final class ScopedDisposable<Inner: Disposable>: Disposable {
     /// The disposable this one disposes, on `dispose()` or on deinit.
     public let inner: Inner
 
+    /// Whether `inner` has been disposed, through this disposable or directly.
     public var isDisposed: Bool { inner.isDisposed }
 
     /// Creates a scoped disposable that disposes `disposable` when it is deinitialised.
@@ -19,6 +24,7 @@ public final class ScopedDisposable<Inner: Disposable>: Disposable {
         inner.dispose()
     }
 
+    /// Disposes `inner` now rather than at deinit; `inner` stays retained until deinit.
     public func dispose() {
         inner.dispose()
     }

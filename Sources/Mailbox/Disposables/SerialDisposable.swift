@@ -6,6 +6,11 @@
 ///
 /// Thread-safety: all members may be used from any thread. The previous inner disposable is
 /// disposed outside the internal lock.
+///
+/// What keeps what alive: the serial disposable retains its current inner disposable until that
+/// is replaced (then disposed and released) or the serial disposable is disposed; once disposed
+/// it retains nothing, as anything assigned afterwards is disposed and dropped at once. Nothing
+/// here makes the inner disposable retain the serial one.
 public final class SerialDisposable: Disposable {
     private struct State {
         var inner: (any Disposable)?
@@ -15,6 +20,7 @@ public final class SerialDisposable: Disposable {
     /// Protected by its own lock.
     private let state: LockedValueBox<State>
 
+    /// Whether the serial disposable itself has been disposed (not whether `inner` has).
     public var isDisposed: Bool {
         state.withLockedValue { $0.isDisposed }
     }
@@ -38,6 +44,8 @@ public final class SerialDisposable: Disposable {
         state = LockedValueBox(State(inner: disposable))
     }
 
+    /// Disposes and releases the current inner disposable (outside the lock); anything assigned
+    /// later is disposed at once. Later calls do nothing.
     public func dispose() {
         let inner: (any Disposable)? = state.withLockedValue { state in
             guard !state.isDisposed else { return nil }

@@ -9,6 +9,8 @@ public final class ImmediateScheduler: Scheduler {
     /// Creates an immediate scheduler.
     public init() {}
 
+    /// Runs `action` now, on the calling thread, and returns `nil`: there is nothing left to
+    /// cancel, and nothing is retained after it returns.
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         action()

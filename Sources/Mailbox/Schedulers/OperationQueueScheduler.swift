@@ -17,6 +17,13 @@ import Foundation
 ///   the next.
 ///
 /// Thread-safety: schedule from any thread. `currentDate` is the wall clock.
+///
+/// What keeps what alive: an action is retained by its `BlockOperation`, which the operation
+/// queue keeps until the operation has finished (or, cancelled, been discarded), and which the
+/// returned disposable also keeps for as long as the caller holds it. A timed action waits in a
+/// small box that disposal empties at once, so a cancelled one is released before its date. A
+/// repeating action is retained by its timer until disposed. Actions and timers capture the
+/// operation queue, not the scheduler: dropping the scheduler cancels nothing.
 public final class OperationQueueScheduler: DateScheduler {
     /// The operation queue actions run on.
     public let queue: OperationQueue
@@ -52,6 +59,10 @@ public final class OperationQueueScheduler: DateScheduler {
         self.init(queue: queue)
     }
 
+    /// Adds `action` to `queue` as one `BlockOperation`.
+    ///
+    /// - Returns: A disposable that cancels the operation, so an action not yet started never
+    ///   runs.
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let operation = BlockOperation(block: action)
@@ -59,6 +70,10 @@ public final class OperationQueueScheduler: DateScheduler {
         return OperationDisposable(operation)
     }
 
+    /// Adds `action` to `queue` as an operation once `date` has come (never before it).
+    ///
+    /// - Returns: A disposable that cancels the action at either stage: before its date it
+    ///   releases the action at once; after, it cancels the operation.
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         // Until due, `serial` holds the pending action (released at once if cancelled); once due,
@@ -74,6 +89,11 @@ public final class OperationQueueScheduler: DateScheduler {
         return serial
     }
 
+    /// Adds one operation running `action` to `queue` first at or after `date` (never before
+    /// it), then every `interval`; with a width above 1 a slow run may overlap the next.
+    ///
+    /// - Returns: A disposable that stops the timer, cancels the operations not yet started and
+    ///   releases `action`.
     @discardableResult
     public func schedule(
         after date: Date,

@@ -8,8 +8,9 @@ import Synchronization
 ///   queue given with `targeting:` is used as the target of a private serial queue).
 /// - Timed actions never run before their date: Dispatch may wake a timer slightly early, so
 ///   an early wake-up reschedules for the remainder.
-/// - Repeating actions use a `DispatchSourceTimer`; disposing the returned disposable cancels
-///   the timer, and no run starts after the disposal returns on the queue's own thread.
+/// - Repeating actions use a `DispatchSourceTimer` whose first run, like a timed action, never
+///   comes before its date; disposing the returned disposable cancels the timer, and no run
+///   starts after the disposal returns on the queue's own thread.
 ///
 /// Thread-safety: schedule from any thread. `currentDate` is the wall clock.
 ///
@@ -57,6 +58,10 @@ public final class QueueScheduler: DateScheduler {
         queue = internalQueue
     }
 
+    /// Enqueues `action` to run on `queue` after the actions scheduled before it.
+    ///
+    /// - Returns: A disposable that makes the action be skipped if disposed before it starts;
+    ///   the action stays retained until its turn comes either way.
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         // One object is both the returned disposable and the queued entry. Actions wait in
@@ -101,6 +106,9 @@ public final class QueueScheduler: DateScheduler {
     /// Actions run per dispatch block before the drain yields the queue.
     private static var drainRunLength: Int { 64 }
 
+    /// Runs `action` on `queue` at or after `date`, never before it.
+    ///
+    /// - Returns: A disposable that cancels the action and releases it at once, not at `date`.
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let pending = PendingAction(action)
@@ -108,6 +116,11 @@ public final class QueueScheduler: DateScheduler {
         return pending
     }
 
+    /// Runs `action` on `queue` first at or after `date` (never before it), then every
+    /// `interval`, with a `DispatchSourceTimer`.
+    ///
+    /// - Returns: A disposable that cancels the timer and releases `action`; no run starts after
+    ///   the disposal has been observed on `queue`.
     @discardableResult
     public func schedule(
         after date: Date,
@@ -143,22 +156,41 @@ extension DispatchWallTime {
 }
 
 extension DispatchQueue {
-    /// Starts a `DispatchSourceTimer` on this queue that calls `tick` first at `date`, then every
-    /// `interval`; disposing the result cancels the timer and releases `tick`.
+    /// Starts a `DispatchSourceTimer` on this queue that calls `tick` first at or after `date`
+    /// (never before it), then every `interval`; disposing the result cancels the timer and
+    /// releases `tick`.
     ///
+    /// Like `asyncNotEarly`, the first wake-up re-checks the clock: Dispatch may wake a timer
+    /// slightly early, and then the timer is set again for `date` instead of ticking. Later
+    /// ticks follow the timer's own cadence.
+    ///
+    /// - Parameter now: The clock the first wake-up is checked against (tests replace it).
     /// - Precondition: `interval` is positive.
     func repeatingTimer(
         from date: Date,
         interval: DispatchTimeInterval,
         leeway: DispatchTimeInterval,
+        now: @escaping @Sendable () -> Date = { Date() },
         tick: @escaping @Sendable () -> Void
     ) -> AnyDisposable {
         precondition(interval.nanoseconds > 0, "a repeating interval must be positive, not \(interval)")
         let timer = DispatchSource.makeTimerSource(queue: self)
-        timer.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
-        timer.setEventHandler(handler: tick)
-        timer.resume()
         let source = DispatchSourceBox(timer)
+        let firstTick = FirstTick()
+        timer.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
+        // `source` is captured weakly: the timer owns its handler, and a strong reference back
+        // would keep an abandoned timer alive.
+        timer.setEventHandler { [weak source] in
+            if !firstTick.hasHappened {
+                if now() < date {
+                    source?.source.schedule(wallDeadline: DispatchWallTime(date), repeating: interval, leeway: leeway)
+                    return
+                }
+                firstTick.markHappened()
+            }
+            tick()
+        }
+        timer.resume()
         return AnyDisposable { source.source.cancel() }
     }
 
@@ -198,6 +230,16 @@ final class ScheduledAction: Disposable {
     func runUnlessDisposed() {
         if !disposed.load(ordering: .acquiring) { action() }
     }
+}
+
+/// Whether a repeating timer has ticked yet. Written and read by the timer's event handler,
+/// which Dispatch never runs concurrently with itself; atomic so that holds without proof.
+final class FirstTick: Sendable {
+    private let happened = Atomic<Bool>(false)
+
+    var hasHappened: Bool { happened.load(ordering: .relaxed) }
+
+    func markHappened() { happened.store(true, ordering: .relaxed) }
 }
 
 /// Carries a dispatch source into a `@Sendable` cancellation closure.

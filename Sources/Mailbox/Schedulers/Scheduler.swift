@@ -7,11 +7,26 @@ import Foundation
 /// Contract for every conforming type in Mailbox:
 /// 1. An action scheduled is run exactly once, or never if the returned disposable is disposed
 ///    before it starts.
-/// 2. A scheduler runs one action at a time unless its documentation says otherwise
-///    (`OperationQueueScheduler` with a width above 1).
+/// 2. A scheduler runs one action at a time, in the order scheduled, unless its documentation
+///    says otherwise.
 /// 3. Scheduling never blocks on the actions already scheduled.
 ///
+/// The documented exceptions:
+/// - `OperationQueueScheduler` with a width above 1 runs up to that many actions at once; they
+///   start in scheduling order but may finish in any order.
+/// - `PoolScheduler` runs actions in parallel, one per worker thread, and orders only what one
+///   worker takes from one queue; and after `shutdown()` it releases scheduled work without
+///   running it (an exception to rule 1).
+/// - `ImmediateScheduler` runs each action on its caller's thread, so callers on several
+///   threads run theirs at the same time.
+///
 /// Thread-safety: `schedule(_:)` may be called from any thread.
+///
+/// What keeps what alive: a scheduled action, with everything it captures, is retained by the
+/// scheduler (or the queue behind it) until it has run or, once cancelled, until the scheduler
+/// lets go of it: at once or when its turn comes, as each type documents. The returned
+/// disposable is for cancelling: keep the scheduler itself referenced for as long as its
+/// actions should run.
 public protocol Scheduler: AnyObject, Sendable {
     /// Enqueues `action` to run on this scheduler.
     ///
@@ -27,7 +42,13 @@ public protocol Scheduler: AnyObject, Sendable {
 /// `OperationQueueScheduler`, virtual time for `TestScheduler`. Code that reads the time from
 /// `currentDate` and schedules through these methods runs unchanged on virtual time.
 ///
-/// Contract, in addition to `Scheduler`'s: a timed action never runs before its date.
+/// Contract, in addition to `Scheduler`'s: a timed action never runs before its date, and the
+/// first run of a repeating action never runs before its start date either.
+///
+/// What keeps what alive: a timed action is retained until it runs or is cancelled; a repeating
+/// action, with everything it captures, until its disposable is disposed. Dispose every
+/// repeating action you start: one that is never disposed may stay retained, and keep running,
+/// for as long as the scheduler's timer exists.
 public protocol DateScheduler: Scheduler {
     /// The scheduler's notion of now.
     var currentDate: Date { get }
@@ -61,6 +82,8 @@ public protocol DateScheduler: Scheduler {
 }
 
 extension DateScheduler {
+    /// Schedules `action` at `currentDate + delay`: wall-clock schedulers read the clock once,
+    /// now, so the action runs no earlier than `delay` from this call.
     @discardableResult
     public func schedule(after delay: Duration, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         schedule(after: currentDate.addingTimeInterval(delay.timeInterval), action: action)

@@ -29,6 +29,12 @@ import Foundation
 /// Thread-safety: actions may be scheduled from any thread. Advancing is the test's job: one
 /// advance at a time, and never from inside an action this scheduler is running (that is a
 /// precondition failure).
+///
+/// What keeps what alive: the scheduler retains each action, with everything it captures, until
+/// it has run (a repeating action: until it is disposed). Disposing releases the action at once,
+/// not when the clock reaches its date; only a small cancelled entry waits in the queue until
+/// then (it still counts in `pendingActionCount`). The returned disposables do not retain the
+/// scheduler.
 public final class TestScheduler: DateScheduler {
     private struct Entry: Comparable {
         /// When the action is due, in nanoseconds since `startDate`.
@@ -37,8 +43,8 @@ public final class TestScheduler: DateScheduler {
         var sequence: UInt64
         /// For repeating actions, the period in nanoseconds.
         let interval: Int64?
-        let action: @Sendable () -> Void
-        let cancellation: AnyDisposable
+        /// The action, and the disposable that cancels it (shared by a repeating action's runs).
+        let action: VirtualAction
 
         /// Runs before: earlier due, then earlier scheduled.
         static func < (lhs: Entry, rhs: Entry) -> Bool {
@@ -56,11 +62,11 @@ public final class TestScheduler: DateScheduler {
         var isAdvancing = false
         var queue = MinHeap<Entry>()
 
-        mutating func insert(due: Int64, interval: Int64?, action: @escaping @Sendable () -> Void) -> AnyDisposable {
-            let cancellation = AnyDisposable()
-            queue.insert(Entry(due: max(due, now), sequence: nextSequence, interval: interval, action: action, cancellation: cancellation))
+        mutating func insert(due: Int64, interval: Int64?, action: @escaping @Sendable () -> Void) -> VirtualAction {
+            let scheduled = VirtualAction(action)
+            queue.insert(Entry(due: max(due, now), sequence: nextSequence, interval: interval, action: scheduled))
             nextSequence += 1
-            return cancellation
+            return scheduled
         }
     }
 
@@ -92,17 +98,29 @@ public final class TestScheduler: DateScheduler {
         state.withLockedValue { $0.queue.count }
     }
 
+    /// Schedules `action` at the current virtual instant; it runs on the next advance (or in the
+    /// current one, after the actions already due, if scheduled from an action).
+    ///
+    /// - Returns: A disposable that cancels the action and releases it at once.
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         state.withLockedValue { $0.insert(due: $0.now, interval: nil, action: action) }
     }
 
+    /// Schedules `action` at the first virtual nanosecond not before `date` (or now, if `date`
+    /// has passed).
+    ///
+    /// - Returns: A disposable that cancels the action and releases it at once.
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let due = nanoseconds(at: date)
         return state.withLockedValue { $0.insert(due: due, interval: nil, action: action) }
     }
 
+    /// Schedules `action` exactly `delay` after the current virtual instant, counted in whole
+    /// nanoseconds (no round trip through `Date`).
+    ///
+    /// - Returns: A disposable that cancels the action and releases it at once.
     @discardableResult
     public func schedule(after delay: Duration, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         state.withLockedValue { state in
@@ -110,6 +128,10 @@ public final class TestScheduler: DateScheduler {
         }
     }
 
+    /// Schedules `action` first at the first virtual nanosecond not before `date`, then exactly
+    /// every `interval`. `leeway` is ignored: virtual time is never late.
+    ///
+    /// - Returns: A disposable that stops the repetition and releases `action` at once.
     @discardableResult
     public func schedule(
         after date: Date,
@@ -151,9 +173,13 @@ public final class TestScheduler: DateScheduler {
         advance(toNanoseconds: nanoseconds(at: date))
     }
 
-    /// Runs every scheduled action, advancing the clock as far as needed (to the distant
-    /// future). A repeating action that is never disposed keeps this running for a very long
-    /// time: dispose repeating actions first, or advance by a bounded amount instead.
+    /// Runs every scheduled action, advancing the clock as far as virtual time goes: to
+    /// `startDate` plus `Int64.max` nanoseconds (about 292 years), where `currentDate` is left.
+    ///
+    /// That is the end of virtual time (ReactiveSwift's `run()` goes to `Date.distantFuture`;
+    /// here a date beyond the end is scheduled at the end, so it still runs). A repeating action
+    /// that is never disposed keeps this running for a very long time: dispose repeating
+    /// actions first, or advance by a bounded amount instead.
     public func run() {
         advance(toNanoseconds: .max)
     }
@@ -164,8 +190,8 @@ public final class TestScheduler: DateScheduler {
             precondition(target >= state.now, "TestScheduler cannot move back in time (from \(state.now) ns to \(target) ns)")
             state.isAdvancing = true
         }
-        while let entry = nextDueEntry(by: target) {
-            entry.action()
+        while let action = nextDueAction(by: target) {
+            action()
         }
         state.withLockedValue { state in
             state.now = target
@@ -175,21 +201,20 @@ public final class TestScheduler: DateScheduler {
 
     /// Takes the earliest action due by `target`, moves the clock to its instant and re-queues
     /// it if it repeats. Cancelled actions are discarded on the way.
-    private func nextDueEntry(by target: Int64) -> Entry? {
+    private func nextDueAction(by target: Int64) -> (@Sendable () -> Void)? {
         state.withLockedValue { state in
             while let first = state.queue.first, first.due <= target {
                 var entry = state.queue.removeFirst()
-                if entry.cancellation.isDisposed { continue }
+                // A one-shot action is taken out of its box, so it is released once it has run.
+                guard let action = entry.action.actionToRun(repeats: entry.interval != nil) else { continue }
                 state.now = entry.due
                 if let interval = entry.interval {
-                    var next = entry
-                    next.due = Self.adding(entry.due, interval)
-                    next.sequence = state.nextSequence
+                    entry.due = Self.adding(entry.due, interval)
+                    entry.sequence = state.nextSequence
                     state.nextSequence += 1
-                    state.queue.insert(next)
+                    state.queue.insert(entry)
                 }
-                entry.due = state.now
-                return entry
+                return action
             }
             return nil
         }
@@ -222,5 +247,47 @@ public final class TestScheduler: DateScheduler {
     private static func adding(_ lhs: Int64, _ rhs: Int64) -> Int64 {
         let (sum, overflow) = lhs.addingReportingOverflow(rhs)
         return overflow ? (rhs > 0 ? .max : .min) : sum
+    }
+}
+
+/// An action on a `TestScheduler` and the disposable that cancels it: disposing releases the
+/// action at once, while its entry waits in the scheduler's queue until the clock reaches it.
+private final class VirtualAction: Disposable {
+    private struct State {
+        /// `nil` once disposed, or once a one-shot action has been taken to run.
+        var action: (@Sendable () -> Void)?
+        var isDisposed = false
+    }
+
+    /// Protected by its own lock; taken inside the scheduler's lock, never the other way round.
+    private let state: LockedValueBox<State>
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        state = LockedValueBox(State(action: action))
+    }
+
+    var isDisposed: Bool {
+        state.withLockedValue { $0.isDisposed }
+    }
+
+    func dispose() {
+        let released = state.withLockedValue { state -> (@Sendable () -> Void)? in
+            state.isDisposed = true
+            defer { state.action = nil }
+            return state.action
+        }
+        // The last reference goes here, outside the lock: deinits of captures may run any code.
+        withExtendedLifetime(released) {}
+    }
+
+    /// The action to run now, or `nil` if it was disposed (or, one-shot, already taken). A
+    /// one-shot action is taken out, so the box no longer retains it.
+    func actionToRun(repeats: Bool) -> (@Sendable () -> Void)? {
+        state.withLockedValue { state in
+            guard !state.isDisposed else { return nil }
+            let action = state.action
+            if !repeats { state.action = nil }
+            return action
+        }
     }
 }

@@ -7,10 +7,15 @@ import Darwin
 #endif
 import Synchronization
 
-/// A lock-free, unbounded, multi-producer single-consumer FIFO queue of array blocks.
+/// An unbounded multi-producer single-consumer FIFO queue of array blocks, lock-free for its
+/// producers.
 ///
-/// Producers on any number of threads call `enqueue(_:)`; it never blocks and never fails.
-/// Exactly one consumer at a time calls `dequeue()` (the mailbox run that owns the queue).
+/// Producers on any number of threads call `enqueue(_:)`; it never blocks, never fails and never
+/// waits for another thread: producers are lock-free. Exactly one consumer at a time calls
+/// `dequeue()` (the mailbox run that owns the queue). The consumer is not lock-free: when a
+/// producer has claimed the next position but not yet written its element, `dequeue()` waits for
+/// that producer (spinning, then yielding), which is normally a few instructions but lasts as
+/// long as that producer is descheduled between its claim and its write.
 ///
 /// Ordering: elements enqueued by one producer are dequeued in the order that producer
 /// enqueued them; elements from different producers interleave in the order their claims on

@@ -26,11 +26,30 @@ enum MonotonicClock {
     }
 }
 
-/// Reads this process's counters from `/proc/self/status` (Linux; `nil` elsewhere).
+/// Reads this process's counters from `/proc/self/status` (Linux; `nil` elsewhere, except the
+/// peak resident set size, which falls back to `getrusage`).
 enum ProcessStatus {
-    /// Peak resident set size (`VmHWM`), in MiB.
+    /// Peak resident set size (`VmHWM`, or `getrusage`'s `ru_maxrss` where /proc is absent), in
+    /// MiB.
     static var peakResidentMegabytes: Double? {
-        field("VmHWM").map { Double($0) / 1024 }
+        field("VmHWM").map { Double($0) / 1024 } ?? maximumResidentFromRusage
+    }
+
+    /// `getrusage(RUSAGE_SELF).ru_maxrss` in MiB: the unit is kilobytes on Linux, bytes on
+    /// Darwin. `nil` if the call fails.
+    static var maximumResidentFromRusage: Double? {
+        var usage = rusage()
+        #if canImport(Glibc)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)  // an enum in Glibc's module map
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return nil }
+        #if canImport(Darwin)
+        return Double(usage.ru_maxrss) / (1024 * 1024)
+        #else
+        return Double(usage.ru_maxrss) / 1024
+        #endif
     }
 
     /// Current resident set size (`VmRSS`), in MiB.

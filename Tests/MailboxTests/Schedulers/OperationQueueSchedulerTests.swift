@@ -179,6 +179,33 @@ extension RealTimeSchedulers {
             #expect(runs.snapshot == afterDisposal, "the timer ran again after its disposal")
         }
 
+        @Test func widthAboveOne_startsActionsInTheOrderTheyWereScheduled() {
+            let width = 4
+            let wide = OperationQueueScheduler(name: "MailboxTests.wide-fifo", maxConcurrentOperationCount: width)
+            let gate = Gate()
+            let started = Locked([Int]())
+            let count = 24
+            for index in 0..<count {
+                wide.schedule {
+                    started.append(index)
+                    gate.hold()
+                }
+            }
+            // The first `width` actions hold every slot; the rest wait in the queue.
+            #expect(gate.waitUntilHeld(count: width))
+            #expect(Set(started.snapshot) == Set(0..<width))
+            // Free one slot at a time: exactly one waiting action can start, and it must be the
+            // one scheduled earliest.
+            for next in width..<count {
+                gate.open()
+                #expect(gate.waitUntilHeld(), "no action started after a slot was freed")
+                #expect(started.snapshot.count == next + 1)
+                #expect(started.snapshot.last == next, "action \(started.snapshot.last ?? -1) started before action \(next)")
+            }
+            gate.open(count: width)
+            #expect(drain(wide))
+        }
+
         @Test func widthAboveOne_runsEveryActionExactlyOnceAndNoMoreAtOnceThanTheWidth() {
             let wide = OperationQueueScheduler(name: "MailboxTests.wide", maxConcurrentOperationCount: 4)
             let counts = (0..<1_000).map { _ in Locked(0) }

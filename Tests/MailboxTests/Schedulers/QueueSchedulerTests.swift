@@ -17,6 +17,27 @@ extension RealTimeSchedulers {
             scheduler.queue.sync {}
         }
 
+        @Test func repeatingTimerWokenBeforeItsDate_reArmsForTheDateInsteadOfTicking() {
+            // A clock that says the start date is still ahead on the first two wake-ups, as if
+            // Dispatch had woken the timer early twice.
+            let start = Date()
+            let reads = Locked(0)
+            let clock: @Sendable () -> Date = {
+                reads.increment() <= 2 ? start.addingTimeInterval(-1) : Date()
+            }
+            let ticks = Locked(0)
+            let ticked = DispatchSemaphore(value: 0)
+            // An hour between ticks: only the re-armed first deadline can tick within the wait.
+            let timer = scheduler.queue.repeatingTimer(from: start, interval: .seconds(3_600), leeway: .nanoseconds(0), now: clock) {
+                ticks.increment()
+                ticked.signal()
+            }
+            #expect(ticked.waitBounded(), "the timer was not re-armed after an early wake-up")
+            timer.dispose()
+            #expect(reads.snapshot == 3, "the clock is checked on each wake-up until the first tick, and not after")
+            #expect(ticks.snapshot == 1)
+        }
+
         @Test func init_namesTheQueue() {
             #expect(scheduler.queue.label == "MailboxTests.QueueScheduler")
         }

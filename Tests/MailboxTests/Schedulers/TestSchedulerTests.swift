@@ -91,6 +91,31 @@ struct TestSchedulerTests {
         #expect(scheduler.pendingActionCount == 0)
     }
 
+    @Test func advanceWithNoArgument_movesTheClockOneNanosecondAndRunsOnlyWhatIsDueByThen() {
+        scheduler.schedule(after: .nanoseconds(1)) { log.append("1 ns") }
+        scheduler.schedule(after: .nanoseconds(2)) { log.append("2 ns") }
+
+        scheduler.advance()
+        #expect(log.snapshot == ["1 ns"])
+        #expect(scheduler.elapsed == .nanoseconds(1))
+        #expect(scheduler.pendingActionCount == 1)
+
+        scheduler.advance()
+        #expect(log.snapshot == ["1 ns", "2 ns"])
+        #expect(scheduler.elapsed == .nanoseconds(2))
+    }
+
+    @Test func run_stopsAtTheEndOfVirtualTimeAbout292YearsAfterTheStart() {
+        scheduler.schedule(after: .seconds(60)) { log.append("a minute") }
+        // Beyond the end of virtual time: scheduled at the end, so `run()` still reaches it.
+        scheduler.schedule(after: Date.distantFuture) { log.append("distant future") }
+        scheduler.run()
+        #expect(log.snapshot == ["a minute", "distant future"])
+        #expect(scheduler.elapsed == .nanoseconds(Int64.max))
+        #expect(scheduler.currentDate == scheduler.startDate.addingTimeInterval(Double(Int64.max) / 1e9))
+        #expect(scheduler.pendingActionCount == 0)
+    }
+
     // MARK: - Ordering
 
     @Test func actionsDueAtTheSameInstant_runInSchedulingOrder() {
@@ -233,6 +258,57 @@ struct TestSchedulerTests {
         #expect(scheduler.pendingActionCount == 1, "the repeating action is counted once")
         scheduler.advance(by: .seconds(5))
         #expect(scheduler.pendingActionCount == 1)
+    }
+
+    /// An action that keeps `tracked` alive for as long as the action itself is retained.
+    static func capturing(_ tracked: Tracked) -> @Sendable () -> Void {
+        { _ = tracked }
+    }
+
+    @Test func disposingAnAction_releasesItAtOnceNotWhenTheClockReachesIt() {
+        let tracker = LifetimeTracker()
+        let disposables = [
+            scheduler.schedule(Self.capturing(tracker.instance())),
+            scheduler.schedule(after: .seconds(1), action: Self.capturing(tracker.instance())),
+            scheduler.schedule(after: at(2), action: Self.capturing(tracker.instance())),
+            scheduler.schedule(after: at(3), interval: .seconds(1), leeway: .nanoseconds(0), action: Self.capturing(tracker.instance())),
+        ]
+        #expect(tracker.liveCount == 4)
+
+        for disposable in disposables { disposable?.dispose() }
+        #expect(tracker.liveCount == 0, "a cancelled action stays alive until its due time")
+        #expect(scheduler.pendingActionCount == 4, "the cancelled entries are discarded when the clock reaches them")
+        #expect(disposables.allSatisfy { $0?.isDisposed == true })
+
+        scheduler.advance(by: .seconds(10))
+        #expect(scheduler.pendingActionCount == 0)
+    }
+
+    @Test func oneShotAction_isReleasedOnceItHasRunEvenWhileItsDisposableIsKept() {
+        let tracker = LifetimeTracker()
+        let disposable = scheduler.schedule(after: .seconds(1), action: Self.capturing(tracker.instance()))
+        scheduler.advance(by: .seconds(1))
+        #expect(tracker.liveCount == 0, "the returned disposable keeps an action that has run alive")
+        #expect(disposable?.isDisposed == false, "running an action does not dispose its disposable")
+    }
+
+    @Test func repeatingAction_staysRetainedBetweenRunsUntilDisposed() {
+        let tracker = LifetimeTracker()
+        let runs = Locked(0)
+        let tracked = tracker.instance()
+        let disposable = scheduler.schedule(after: at(1), interval: .seconds(1), leeway: .nanoseconds(0)) { [tracked] in
+            _ = tracked
+            runs.increment()
+        }
+        _ = consume tracked
+        scheduler.advance(by: .seconds(2))
+        #expect(runs.snapshot == 2)
+        #expect(tracker.liveCount == 1)
+
+        disposable?.dispose()
+        #expect(tracker.liveCount == 0)
+        scheduler.advance(by: .seconds(2))
+        #expect(runs.snapshot == 2)
     }
 
     // MARK: - Repeating actions

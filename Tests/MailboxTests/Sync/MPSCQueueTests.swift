@@ -91,7 +91,7 @@ struct MPSCQueueTests {
         queue.enqueue(tracker.instance())
         queue.enqueue(tracker.instance())
         _ = queue.dequeue()
-        #expect(tracker.liveCount == 1, "the node that became the queue's stub still holds its element")
+        #expect(tracker.liveCount == 1, "a dequeued slot still holds its element (dequeue must move it out of its block)")
         _ = queue.dequeue()
         #expect(tracker.liveCount == 0)
         withExtendedLifetime(queue) {}
@@ -148,15 +148,11 @@ struct MPSCQueueTests {
         #expect(queue.isEmpty)
     }
 
-    /// One producer and a consumer that keeps up with it: the consumer is almost always taking
-    /// the element of the newest node while the producer links the next node onto it. Under
-    /// ThreadSanitizer this is the reliable reproducer for races between `dequeue`'s access to
-    /// a node and `enqueue`'s store to that node's `next`.
-    ///
-    /// Disabled while the known race stands: `dequeue`'s `next.pointee.element.take()` is a
-    /// modifying access to the whole tail node, overlapping the producer's atomic store to that
-    /// node's `next` (TSan: "Swift access race" in `dequeue` against `enqueue`). It passes
-    /// functionally; enable it with the fix in `MPSCQueue.swift`, which this branch must not edit.
+    /// One producer and a consumer that keeps up with it: the consumer is almost always at the
+    /// slot the producer is writing, finding it claimed but not yet flagged, and often at the
+    /// end of a block while the producer appends the next one and moves `tailBlock` on. Under
+    /// ThreadSanitizer this is the reliable reproducer for races between `dequeue`'s reads of a
+    /// slot's flag, its element and a block's `next`, and `enqueue`'s writes of the same.
     @Test
     func consumerAtTheTail_whileTheProducerLinks_seesEveryElementInOrder() {
         let count = 50_000

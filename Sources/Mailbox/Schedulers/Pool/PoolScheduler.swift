@@ -32,6 +32,11 @@ import Synchronization
 ///
 /// Thread-safety: schedule from any thread. `shutdown()` stops the workers; work scheduled after
 /// it is released without running.
+///
+/// What keeps what alive: a queued action is retained by the pool until a worker runs or skips
+/// it, or `shutdown()` releases it; a cancelled timed action is released at once; a timer
+/// retains the pool and its action until disposed. The worker threads do *not* retain the pool:
+/// call `shutdown()` before the last reference to it goes away.
 public final class PoolScheduler: DateScheduler {
     /// The number of worker threads.
     public let workerCount: Int
@@ -104,6 +109,11 @@ public final class PoolScheduler: DateScheduler {
         releaseQueuedGlobalJobs()
     }
 
+    /// Schedules `action` on the pool: from one of its workers it runs next on that worker, from
+    /// any other thread it joins the shared queue. After `shutdown()` it is released unrun.
+    ///
+    /// - Returns: A disposable that makes the action be skipped if disposed before it starts;
+    ///   the action stays retained until a worker reaches it (or the pool releases it).
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let cancellation = AnyDisposable()
@@ -111,6 +121,11 @@ public final class PoolScheduler: DateScheduler {
         return cancellation
     }
 
+    /// Schedules `action` on the pool once `date` has come (never before it); it waits on a
+    /// private dispatch queue until then.
+    ///
+    /// - Returns: A disposable that cancels the action, releasing it at once if it is still
+    ///   waiting for its date.
     @discardableResult
     public func schedule(after date: Date, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let cancellation = AnyDisposable()
@@ -125,6 +140,11 @@ public final class PoolScheduler: DateScheduler {
         }
     }
 
+    /// Schedules `action` on the pool first at or after `date` (never before it), then every
+    /// `interval`; runs go to whichever worker is free, so a slow run may overlap the next.
+    ///
+    /// - Returns: A disposable that stops the timer, skips the runs not yet started and releases
+    ///   `action` from the timer.
     @discardableResult
     public func schedule(
         after date: Date,
