@@ -59,7 +59,7 @@ import Synchronization
 /// the first block and publishes it twice: in `firstBlock` (by compare-and-swap from `nil`, so
 /// exactly one block wins) and then as `tailBlock`. A producer that read `tailBlock` as `nil`
 /// took its index before the first block became the tail, so the first block cannot be
-/// recycled before that producer's element is dequeued (the same argument as below), and it
+/// recycled before that producer's element is dequeued (the argument above), and it
 /// walks from `firstBlock`. The consumer starts from `firstBlock` too.
 ///
 /// The queue owns its blocks: `deinit` frees them along with every element still queued.

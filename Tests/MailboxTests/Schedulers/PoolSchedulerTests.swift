@@ -8,7 +8,7 @@ extension RealTimeSchedulers {
     /// it is held to everything but one-action-at-a-time; these tests cover what is its own:
     /// parallel workers, shutdown, and scheduling from its own workers.
     ///
-    /// Every test shuts its pool down: the worker threads do not keep the pool alive.
+    /// Every test shuts its pool down: the worker threads keep the pool alive until then.
     @Suite("PoolScheduler")
     struct PoolSchedulerTests {
         /// Occupies every worker of `pool` with `gate.hold`, so that work scheduled next stays
@@ -210,6 +210,45 @@ extension RealTimeSchedulers {
             #expect(spinUntil { paths.allSatisfy { !FileManager.default.fileExists(atPath: $0) } }, "a worker thread outlived shutdown()")
             #endif
         }
+
+        /// Dropping the last reference without `shutdown()` must not free the pool under its
+        /// running workers (they would read freed memory): the threads keep it alive, and it
+        /// goes once `shutdown()` has stopped them.
+        @Test func workerThreadsKeepThePoolAlive_untilShutdown() {
+            weak var weakPool: PoolScheduler?
+            do {
+                let pool = PoolScheduler(workerCount: 2, name: "MailboxTests.keep")
+                weakPool = pool
+            }
+            do {
+                guard let pool = weakPool else {
+                    Issue.record("the pool was freed while its worker threads were running")
+                    return
+                }
+                let ran = DispatchSemaphore(value: 0)
+                pool.schedule { ran.signal() }
+                #expect(ran.waitBounded(), "a pool whose creator let go of it stopped working")
+                pool.shutdown()
+            }
+            #expect(spinUntil { weakPool == nil }, "the pool was not freed after shutdown()")
+        }
+
+        #if os(Linux)
+        @Test func workerThreads_areNamedAfterThePool() throws {
+            let pool = PoolScheduler(workerCount: 2, name: "MailboxTests.named")
+            defer { pool.shutdown() }
+            let name = Locked("")
+            let ran = DispatchSemaphore(value: 0)
+            pool.schedule {
+                let comm = (try? String(contentsOfFile: Self.currentThreadTaskPath() + "/comm", encoding: .utf8)) ?? ""
+                name.withLock { $0 = comm.trimmingCharacters(in: .whitespacesAndNewlines) }
+                ran.signal()
+            }
+            #expect(ran.waitBounded())
+            // Linux keeps 15 bytes of a thread's name: the end, with the worker's index.
+            #expect(["s.named-0", "s.named-1"].contains(where: { name.snapshot.hasSuffix($0) }), "thread name: \(name.snapshot)")
+        }
+        #endif
 
         /// This thread's task directory in /proc (Linux), such as `/proc/123/task/456`; empty
         /// elsewhere.

@@ -35,8 +35,9 @@ import Synchronization
 ///
 /// What keeps what alive: a queued action is retained by the pool until a worker runs or skips
 /// it, or `shutdown()` releases it; a cancelled timed action is released at once; a timer
-/// retains the pool and its action until disposed. The worker threads do *not* retain the pool:
-/// call `shutdown()` before the last reference to it goes away.
+/// retains the pool and its action until disposed. The worker threads retain the pool until
+/// `shutdown()` stops them: a pool that is never shut down is never freed and keeps its threads
+/// (call `shutdown()` once its work is done).
 public final class PoolScheduler: DateScheduler {
     /// The number of worker threads.
     public let workerCount: Int
@@ -183,13 +184,18 @@ public final class PoolScheduler: DateScheduler {
             }
             if handled { return }
         }
-        if isShutdown.load(ordering: .acquiring) {
-            job.release()
-            return
-        }
-        globalLock.withLock {
+        // Checked under the lock that `shutdown()` takes to release the queued jobs (after
+        // setting `isShutdown`): a job is either released there or refused here, never left
+        // queued until `deinit`.
+        let accepted = globalLock.withLock { () -> Bool in
+            guard !isShutdown.load(ordering: .acquiring) else { return false }
             global.pushBack(job)
             globalCount.store(global.count, ordering: .relaxed)
+            return true
+        }
+        guard accepted else {
+            job.release()
+            return
         }
         wakeOneIfAnySleeps()
     }
@@ -262,7 +268,9 @@ public final class PoolScheduler: DateScheduler {
 final class PoolWorker {
     let index: Int
 
-    /// The pool, set before the thread starts; the pool outlives its threads (it joins them).
+    /// The pool, set before the thread starts. The thread holds a strong reference for as long
+    /// as it runs (see `start`), so the pool cannot be freed under a running worker: a pool
+    /// that is never shut down lives, with its threads, until the process exits.
     unowned(unsafe) var pool: PoolScheduler!
 
     /// The job to run next. Only the worker's own thread touches it (so exclusivity holds
@@ -337,13 +345,29 @@ final class PoolWorker {
 
     // MARK: The worker loop
 
+    /// What a new worker thread starts with: its worker, the pool (retained: the thread keeps
+    /// it alive until the thread exits) and the thread's name.
+    private final class ThreadStart {
+        let worker: PoolWorker
+        let pool: PoolScheduler
+        let name: String
+
+        init(worker: PoolWorker, pool: PoolScheduler, name: String) {
+            self.worker = worker
+            self.pool = pool
+            self.name = name
+        }
+    }
+
     func start(pool: PoolScheduler, name: String) {
         self.pool = pool
-        let context = Unmanaged.passRetained(self).toOpaque()
+        let context = Unmanaged.passRetained(ThreadStart(worker: self, pool: pool, name: name)).toOpaque()
         var handle = pthread_t()
         let error = pthread_create(&handle, nil, { context in
-            let worker = Unmanaged<PoolWorker>.fromOpaque(context!).takeRetainedValue()
-            worker.runLoop()
+            let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
+            // Linux limits thread names to 15 bytes; keep the end, where the worker's index is.
+            Thread.current.name = String(decoding: start.name.utf8.suffix(15), as: UTF8.self)
+            start.worker.runLoop(pool: start.pool)
             return nil
         }, context)
         precondition(error == 0, "pthread_create failed with error \(error)")
@@ -357,9 +381,8 @@ final class PoolWorker {
         }
     }
 
-    private func runLoop() {
+    private func runLoop(pool: PoolScheduler) {
         PoolWorker.setCurrent(self)
-        let pool = self.pool!
         var tick = 0
         var runNextStreak = 0
         while !pool.isShutdown.load(ordering: .relaxed) {
