@@ -49,13 +49,15 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     let roomWaiters: RoomWaiters?
     /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
-    let pool: PoolScheduler?
+    /// Unowned: `scheduler` holds the same pool (loading a strong reference would retain and
+    /// release it on every activation).
+    unowned(unsafe) let pool: PoolScheduler?
     /// The scheduler the actor runs on (the pool, if `pool` is set).
     let scheduler: any Scheduler
     /// The mailbox run, specialised for `Message` where the actor was spawned (see
     /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
     /// unspecialised generic code that looks up type metadata on every message.
-    let runLoop: (ActorCell<Message>) -> Void
+    let runLoop: (ActorCell<Message>) -> Bool
 
     /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
     /// it tells time, otherwise the system's timer scheduler.
@@ -90,9 +92,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     let isTerminated = Atomic<Bool>(false)
     @usableFromInline
     let overflow: OverflowPolicy
-    /// Runs on the `ImmediateScheduler`: on the sending thread, trampolined (no recursion,
-    /// FIFO kept).
-    let isImmediate: Bool
+    /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
+    /// whoever schedules a run to that run, like the rest of the consumer's state (see
+    /// `scheduleRun`).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var runIsRetained = false
     /// User messages per mailbox run.
     @usableFromInline
     let runLength: Int32
@@ -135,7 +140,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         parent: AnyTarget,
         behavior: sending Behavior<Message>,
         props: Props,
-        runLoop: @escaping (ActorCell<Message>) -> Void
+        runLoop: @escaping (ActorCell<Message>) -> Bool
     ) {
         self.runLoop = runLoop
         switch props.mailbox {
@@ -151,7 +156,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
         self.scheduler = scheduler
         pool = scheduler as? PoolScheduler
-        isImmediate = scheduler is ImmediateScheduler
         runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
         self.behavior = behavior
         self.parent = parent
@@ -259,13 +263,32 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
     }
 
+    /// Schedules the next mailbox run. Called by the sender whose message activated the idle
+    /// actor, or by the run itself when messages remain; either way no run is scheduled or
+    /// running but this one, so `runIsRetained` is ours to set.
+    ///
+    /// On a pool, a run of an actor that has not terminated is queued *without* a retain: the
+    /// actor's parent keeps it alive (a child stays in its parent's registry until the parent
+    /// hears of its termination), and only a run of the actor itself can terminate it. The run
+    /// that does takes a retain before it tells the parent (`finishTermination`), and runs
+    /// after termination are queued with one. Saves a retain/release pair per activation.
     @usableFromInline
     func scheduleRun() {
         if let pool {
-            pool.enqueue(Unmanaged.passRetained(self))
+            if isTerminated.load(ordering: .acquiring) {
+                runIsRetained = true
+                pool.enqueue(Unmanaged.passRetained(self))
+            } else {
+                runIsRetained = false
+                pool.enqueue(Unmanaged.passUnretained(self))
+            }
             return
         }
-        if isImmediate {
+        // Elsewhere the scheduler's own reference (the trampoline's retain, the closure's
+        // capture) keeps the cell alive through the run.
+        runIsRetained = true
+        if ObjectIdentifier(type(of: scheduler)) == ObjectIdentifier(ImmediateScheduler.self) {
+            // On the sending thread, trampolined: no recursion, FIFO kept.
             Trampoline.run(Unmanaged.passRetained(self))
         } else {
             scheduler.schedule { self.run() }
@@ -274,15 +297,28 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     // MARK: The mailbox run
 
-    /// One mailbox run. Only ever one at a time per actor (see the type's documentation).
+    /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one
+    /// at a time per actor (see the type's documentation).
     override func run() {
+        _ = runLoop(self)
+    }
+
+    /// One mailbox run from a pool worker; returns whether the worker must give back a retain.
+    override func runFromPool() -> Bool {
         runLoop(self)
     }
 
+    /// Whether a queued run of this cell holds a retain (read only while the run is queued).
+    override var isRetainedByQueue: Bool { runIsRetained }
+
     /// The body of a mailbox run: system messages, then up to `runLength` user messages, then
     /// release the activation (or schedule the next run if messages remain).
+    ///
+    /// - Returns: Whether the run held a retain of the cell, to be given back by the pool
+    ///   worker that ran it. Nothing here touches the cell after its activation is released:
+    ///   from then on another run may terminate it, and its parent may free it.
     @inlinable
-    final func runMailbox() {
+    final func runMailbox() -> Bool {
         var handled = 0
         if case .terminated = lifecycle {
             handled = drainAfterTermination()
@@ -312,9 +348,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 handled += drainAfterTermination()
             }
         }
+        // Read before the activation is released: `scheduleRun` sets it for the next run.
+        let wasRetained = runIsRetained
         if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
             scheduleRun()
         }
+        return wasRetained
     }
 
     @inlinable
@@ -617,6 +656,13 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         context.releaseAfterTermination()
         install(.stopped)
         system.publish(.stopped(address))
+        if !runIsRetained {
+            // The parent may drop the last reference as soon as it hears of the termination,
+            // while this run still has work to do: keep the cell alive until the run returns
+            // (the pool worker gives this retain back; see `scheduleRun`).
+            _ = Unmanaged.passUnretained(self).retain()
+            runIsRetained = true
+        }
         let parent = self.parent
         self.parent = nil
         parent?.sendSystem(.childTerminated(self))

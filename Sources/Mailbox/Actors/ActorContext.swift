@@ -79,7 +79,7 @@ public final class ActorContext<Message: Sendable> {
         _ behavior: sending Behavior<Child>,
         name: String?,
         props: Props,
-        runLoop: @escaping (ActorCell<Child>) -> Void
+        runLoop: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
         guard case .running = cell.lifecycle else {
             // A child spawned while stopping (in post-stop) would outlive its parent unseen.

@@ -119,7 +119,7 @@ public final class ActorSystem: Sendable {
         _ behavior: sending Behavior<Message>,
         name: String?,
         props: Props,
-        runLoop: @escaping (ActorCell<Message>) -> Void
+        runLoop: @escaping (ActorCell<Message>) -> Bool
     ) throws -> ActorRef<Message> {
         let name = try self.resolveName(name, parent: guardian.address.path)
         guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }

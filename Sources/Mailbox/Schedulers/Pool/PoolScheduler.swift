@@ -172,7 +172,8 @@ public final class PoolScheduler: DateScheduler {
     func enqueue(_ job: Unmanaged<PoolJob>) {
         if let current = PoolWorker.currentUnmanaged {
             let handled = current._withUnsafeGuaranteedRef { worker -> Bool in
-                guard worker.pool === self else { return false }
+                // Compared by identity: loading `worker.pool` would retain and release it.
+                guard worker.poolIdentity == ObjectIdentifier(self) else { return false }
                 if let displaced = worker.runNext {
                     worker.runNext = job
                     worker.pushLocal(displaced)
@@ -194,7 +195,7 @@ public final class PoolScheduler: DateScheduler {
             return true
         }
         guard accepted else {
-            job.release()
+            job.releaseUnrun()
             return
         }
         wakeOneIfAnySleeps()
@@ -211,7 +212,7 @@ public final class PoolScheduler: DateScheduler {
 
     private func releaseQueuedGlobalJobs() {
         globalLock.withLock {
-            while let job = global.popFront() { job.release() }
+            while let job = global.popFront() { job.releaseUnrun() }
             globalCount.store(0, ordering: .relaxed)
         }
     }
@@ -272,6 +273,8 @@ final class PoolWorker {
     /// as it runs (see `start`), so the pool cannot be freed under a running worker: a pool
     /// that is never shut down lives, with its threads, until the process exits.
     unowned(unsafe) var pool: PoolScheduler!
+    /// The pool's identity, set with `pool`: what `enqueue` compares, without a retain.
+    var poolIdentity: ObjectIdentifier?
 
     /// The job to run next. Only the worker's own thread touches it (so exclusivity holds
     /// without run-time checks).
@@ -335,10 +338,10 @@ final class PoolWorker {
     }
 
     func releaseQueuedJobs() {
-        runNext?.release()
+        runNext?.releaseUnrun()
         runNext = nil
         lock.withLock {
-            while let job = local.popFront() { job.release() }
+            while let job = local.popFront() { job.releaseUnrun() }
             localCount.store(0, ordering: .relaxed)
         }
     }
@@ -361,6 +364,7 @@ final class PoolWorker {
 
     func start(pool: PoolScheduler, name: String) {
         self.pool = pool
+        poolIdentity = ObjectIdentifier(pool)
         let context = Unmanaged.passRetained(ThreadStart(worker: self, pool: pool, name: name)).toOpaque()
         var handle = pthread_t()
         let error = pthread_create(&handle, nil, { context in
@@ -388,9 +392,11 @@ final class PoolWorker {
         while !pool.isShutdown.load(ordering: .relaxed) {
             tick &+= 1
             if let job = nextJob(pool: pool, tick: tick, runNextStreak: &runNextStreak) ?? search(pool: pool) {
-                // The queue's retain keeps the job alive for the run; no extra retain needed.
-                job._withUnsafeGuaranteedRef { $0.run() }
-                job.release()
+                // The queue's retain (or, for an actor queued without one, its parent) keeps the
+                // job alive for the run; no extra retain needed.
+                if job._withUnsafeGuaranteedRef({ $0.runFromPool() }) {
+                    job.release()
+                }
             } else {
                 pool.park(self)
             }
