@@ -43,9 +43,9 @@ public final class Signal<Value, Error: Swift.Error>: Sendable {
     public convenience init(_ generator: (_ observer: Observer, _ lifetime: Lifetime) -> Void) {
         let core = _SignalCore<Value, Error>()
         self.init(core: core)
-        let token = Lifetime.Token()
-        core.setDisposable(AnyDisposable { token.dispose() })
-        generator(Observer(core: core), Lifetime(token))
+        let lifetime = Lifetime()
+        core.setTeardown(.lifetime(lifetime))
+        generator(Observer(core: core), lifetime)
     }
 
     /// Creates a signal whose generator returns the disposable to dispose on termination.
@@ -65,7 +65,7 @@ public final class Signal<Value, Error: Swift.Error>: Sendable {
     @inlinable
     public static func pipe(disposable: (any Disposable)? = nil) -> (output: Signal, input: Observer) {
         let core = _SignalCore<Value, Error>()
-        core.disposable = disposable
+        if let disposable { core.teardown = .disposable(disposable) }
         return (Signal(core: core), Observer(core: core))
     }
 

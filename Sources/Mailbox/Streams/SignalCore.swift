@@ -14,7 +14,7 @@ import Darwin
 /// - `sendLock` serialises delivery: it is held while one event is delivered to every observer.
 ///   A value sent while it is held (from another thread) waits; a value sent recursively from an
 ///   observer on the same thread is a precondition failure (`EDEADLK` in debug builds).
-/// - `stateLock` protects `status`, `observers`, `disposable` and `isSignalReleased`; it is
+/// - `stateLock` protects `status`, `observers`, `teardown` and `isSignalReleased`; it is
 ///   never held while user code runs.
 ///
 /// Terminal events never wait for `sendLock`: they record themselves in `status` and whoever
@@ -39,14 +39,18 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     }
 
 
-    /// Held while an event is delivered; protects `snapshot`.
+    /// `sendLock` and `stateLock`: two mutexes, one allocation.
     @usableFromInline
-    let sendLock = Lock()
+    let locks = LockPair()
 
-    /// Protects `status`, `observers`, `disposable`, `isSignalReleased`. Never held while user
+    /// Held while an event is delivered; protects `snapshot`.
+    @inlinable
+    var sendLock: UnownedLock { locks.first }
+
+    /// Protects `status`, `observers`, `teardown`, `isSignalReleased`. Never held while user
     /// code runs.
-    @usableFromInline
-    let stateLock = Lock()
+    @inlinable
+    var stateLock: UnownedLock { locks.second }
 
     /// Protected by `stateLock`.
     @usableFromInline @exclusivity(unchecked)
@@ -56,10 +60,11 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline @exclusivity(unchecked)
     var observers = _ObserverList<Value, Error>()
 
-    /// Disposed when the signal terminates (or is torn down unobserved). Protected by
+    /// Run when the signal terminates (or is torn down unobserved): the generator's
+    /// disposable, or the lifetime of a producer's run / a generator signal. Protected by
     /// `stateLock`.
     @usableFromInline @exclusivity(unchecked)
-    var disposable: (any Disposable)?
+    var teardown = _CoreTeardown.none
 
     /// Whether the `Signal` object is gone, so no new observer can arrive. Protected by
     /// `stateLock`.
@@ -100,8 +105,8 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     }
 
     /// Requires `sendLock`. Delivers `value` to every observer — or, if a terminal event is
-    /// pending, delivers that instead and returns `.terminated` with the disposable to
-    /// dispose after unlocking.
+    /// pending, delivers that instead and returns `.terminated` with the teardown to
+    /// run after unlocking.
     @inlinable
     func deliverWhileSending(_ value: Value) -> _SendOutcome {
         let current = flags.load(ordering: .sequentiallyConsistent)
@@ -126,8 +131,8 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     /// Call after releasing `sendLock` with what `deliverWhileSending` returned.
     @inlinable
     func finishSending(_ outcome: _SendOutcome) {
-        if case let .terminated(disposable) = outcome {
-            disposable?.dispose()
+        if case let .terminated(teardown) = outcome {
+            teardown.run()
         } else if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
             tryToCommitTermination()
         }
@@ -198,31 +203,38 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @inlinable
     func tryToCommitTermination() {
         guard pthread_mutex_trylock(sendLock.mutex) == 0 else { return }
-        let disposable = commitTerminationWhileSending()
+        let teardown = commitTerminationWhileSending()
         sendLock.unlock()
-        disposable?.dispose()
+        teardown.run()
     }
 
     /// Requires `sendLock`. Delivers the pending terminal event, releases every observer and
-    /// returns the generator's disposable for the caller to dispose once `sendLock` is released.
+    /// returns the teardown for the caller to run once `sendLock` is released.
     @inlinable
-    func commitTerminationWhileSending() -> (any Disposable)? {
+    func commitTerminationWhileSending() -> _CoreTeardown {
         stateLock.lock()
         guard case let .terminating(event) = status else {
             stateLock.unlock()
-            return nil
+            return .none
         }
         status = .terminated
         let taken = observers.removeAll()
-        let disposable = self.disposable
-        self.disposable = nil
+        let teardown = takeTeardownLocked()
         flags.store(Self.terminatedBit, ordering: .sequentiallyConsistent)
         stateLock.unlock()
         setSnapshot([])
         for entry in taken {
             entry.observer.send(event)
         }
-        return disposable
+        return teardown
+    }
+
+    /// Requires `stateLock`. Takes the teardown, leaving `.none`.
+    @inlinable
+    func takeTeardownLocked() -> _CoreTeardown {
+        let teardown = self.teardown
+        self.teardown = .none
+        return teardown
     }
 
     // MARK: Observing
@@ -255,7 +267,7 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         let teardown = tearDownIfUnreachableLocked()
         stateLock.unlock()
         _ = removed
-        teardown?.dispose()
+        teardown.run()
     }
 
     /// Called when the `Signal` object deinitialises.
@@ -265,32 +277,37 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         isSignalReleased = true
         let teardown = tearDownIfUnreachableLocked()
         stateLock.unlock()
-        teardown?.dispose()
+        teardown.run()
     }
 
     /// Requires `stateLock`. A live signal with no observers and no `Signal` object can never
-    /// deliver again: end it silently and hand back its disposable.
+    /// deliver again: end it silently and hand back its teardown.
     @inlinable
-    func tearDownIfUnreachableLocked() -> (any Disposable)? {
-        guard case .alive = status, isSignalReleased, observers.isEmpty else { return nil }
+    func tearDownIfUnreachableLocked() -> _CoreTeardown {
+        guard case .alive = status, isSignalReleased, observers.isEmpty else { return .none }
         status = .terminated
         flags.bitwiseOr(Self.staleBit | Self.terminatedBit, ordering: .sequentiallyConsistent)
-        let disposable = self.disposable
-        self.disposable = nil
-        return disposable
+        return takeTeardownLocked()
     }
 
     /// Stores the generator's disposable, or disposes it at once if the signal has terminated.
     @inlinable
     func setDisposable(_ disposable: (any Disposable)?) {
         guard let disposable else { return }
+        setTeardown(.disposable(disposable))
+    }
+
+    /// Stores what to run on termination, or runs it at once if the signal has terminated.
+    /// Replaces nothing: call once, before anything else sets it.
+    @inlinable
+    func setTeardown(_ teardown: _CoreTeardown) {
         stateLock.lock()
         if case .terminated = status {
             stateLock.unlock()
-            disposable.dispose()
+            teardown.run()
             return
         }
-        self.disposable = disposable
+        self.teardown = teardown
         stateLock.unlock()
     }
 
@@ -376,8 +393,27 @@ final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
 enum _SendOutcome {
     /// The value reached every observer.
     case delivered
-    /// A pending terminal event was delivered instead; dispose this once `sendLock` is free.
-    case terminated((any Disposable)?)
+    /// A pending terminal event was delivered instead; run this once `sendLock` is free.
+    case terminated(_CoreTeardown)
+}
+
+/// What a signal core does when it terminates: dispose its generator's disposable, or end the
+/// lifetime of its generator / producer run (which then needs no token and no disposable
+/// wrapping one).
+@usableFromInline
+enum _CoreTeardown {
+    case none
+    case disposable(any Disposable)
+    case lifetime(Lifetime)
+
+    @inlinable
+    func run() {
+        switch self {
+        case .none: break
+        case let .disposable(disposable): disposable.dispose()
+        case let .lifetime(lifetime): lifetime._end()
+        }
+    }
 }
 
 /// One observer of a signal, with the token that removes it and an unretained reference for

@@ -153,9 +153,10 @@ extension SignalProducer {
 
     @inlinable
     func run(core: _SignalCore<Value, Error>, input: Signal<Value, Error>.Observer) {
-        let token = Lifetime.Token()
-        core.setDisposable(_LifetimeEnder(token))
-        startHandler(input, Lifetime(token))
+        // The run's lifetime has no token: the core ends it when the run terminates.
+        let lifetime = Lifetime()
+        core.setTeardown(.lifetime(lifetime))
+        startHandler(input, lifetime)
     }
 
     /// Starts one run, running `action` for each event; see `start(_:)`.
@@ -280,25 +281,5 @@ final class _ProducerInterrupter<Value, Error: Swift.Error>: Disposable {
     @usableFromInline
     func dispose() {
         input.sendInterrupted()
-    }
-}
-
-/// Ends a run's lifetime when its signal terminates.
-@usableFromInline
-final class _LifetimeEnder: Disposable {
-    @usableFromInline
-    let token: Lifetime.Token
-
-    @inlinable
-    init(_ token: Lifetime.Token) {
-        self.token = token
-    }
-
-    @usableFromInline
-    var isDisposed: Bool { false }
-
-    @usableFromInline
-    func dispose() {
-        token.dispose()
     }
 }

@@ -129,9 +129,102 @@ struct LockedValueBox<Value> {
     }
 }
 
+/// Two `pthread_mutex_t`s in one allocation, for an object that needs two locks (a signal
+/// core's send and state locks): one object fewer to allocate and free than two `Lock`s.
+@usableFromInline
+final class LockPairStorage: ManagedBuffer<Void, pthread_mutex_t> {
+    @inlinable
+    static func make() -> LockPairStorage {
+        let buffer = create(minimumCapacity: 2) { _ in }
+        let storage = unsafeDowncast(buffer, to: LockPairStorage.self)
+        storage.withUnsafeMutablePointerToElements { mutexes in
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            #if DEBUG
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+            #endif
+            for index in 0..<2 {
+                let error = pthread_mutex_init(mutexes + index, &attributes)
+                precondition(error == 0, "pthread_mutex_init failed with error \(error)")
+            }
+            pthread_mutexattr_destroy(&attributes)
+        }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutexes in
+            for index in 0..<2 {
+                let error = pthread_mutex_destroy(mutexes + index)
+                precondition(error == 0, "pthread_mutex_destroy failed with error \(error)")
+            }
+        }
+    }
+}
+
+/// One of the two mutexes of a `LockPairStorage`, with `Lock`'s `lock`/`unlock`/`mutex`. Does
+/// not retain the storage: valid only while its owner keeps the storage alive.
+@usableFromInline
+struct UnownedLock {
+    @usableFromInline
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    @inlinable
+    init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        self.mutex = mutex
+    }
+
+    @inlinable
+    func lock() {
+        let error = pthread_mutex_lock(mutex)
+        precondition(error == 0, "pthread_mutex_lock failed with error \(error)")
+    }
+
+    @inlinable
+    func unlock() {
+        let error = pthread_mutex_unlock(mutex)
+        precondition(error == 0, "pthread_mutex_unlock failed with error \(error)")
+    }
+
+    /// Runs `body` while holding the lock.
+    @inlinable
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// Two locks sharing one allocation (see `LockPairStorage`); copies share both.
+@usableFromInline
+struct LockPair {
+    @usableFromInline
+    let storage: LockPairStorage
+
+    @inlinable
+    init() {
+        storage = .make()
+    }
+
+    /// The first mutex; valid while this pair (or a copy) is alive.
+    @inlinable
+    var first: UnownedLock {
+        UnownedLock(storage.withUnsafeMutablePointerToElements { $0 })
+    }
+
+    /// The second mutex; valid while this pair (or a copy) is alive.
+    @inlinable
+    var second: UnownedLock {
+        UnownedLock(storage.withUnsafeMutablePointerToElements { $0 + 1 })
+    }
+}
+
 // The storage is a pthread mutex (thread-safe) and an empty header (`ManagedBuffer` is never
 // `Sendable`, hence unchecked).
 extension Lock: @unchecked Sendable {}
 
 // The value is only reachable through `withLockedValue`, which holds the mutex.
 extension LockedValueBox: @unchecked Sendable where Value: Sendable {}
+
+// Two pthread mutexes and an empty header (`ManagedBuffer` is never `Sendable`, hence unchecked).
+extension LockPair: @unchecked Sendable {}
