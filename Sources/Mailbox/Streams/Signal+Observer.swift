@@ -24,12 +24,18 @@ extension Signal {
         @usableFromInline
         unowned(unsafe) let _coreBase: _SignalCoreBase?
 
+        /// `core`, unretained, for sending: `core` keeps it alive, and sending through it
+        /// costs no retain/release of the core per event.
+        @usableFromInline
+        let _unretainedCore: Unmanaged<_SignalCore<Value, Error>>?
+
         /// Creates an observer that runs `action` for each event.
         @inlinable
         public init(_ action: @escaping Action) {
             self.action = action
             self.core = nil
             self._coreBase = nil
+            self._unretainedCore = nil
         }
 
         /// Creates an input observer for `core`; it interrupts the signal on deinit.
@@ -38,6 +44,7 @@ extension Signal {
             self.action = nil
             self.core = core
             self._coreBase = core
+            self._unretainedCore = .passUnretained(core)
         }
 
         /// Creates an observer that runs the closure matching each event; a missing closure
@@ -69,8 +76,8 @@ extension Signal {
         /// Sends `event`.
         @inlinable
         public func send(_ event: Event) {
-            if let core {
-                core.send(event)
+            if let core = _unretainedCore {
+                core._withUnsafeGuaranteedRef { $0.send(event) }
             } else {
                 action?(event)
             }
@@ -79,8 +86,8 @@ extension Signal {
         /// Sends a value.
         @inlinable
         public func send(value: Value) {
-            if let core {
-                core.sendValue(value)
+            if let core = _unretainedCore {
+                core._withUnsafeGuaranteedRef { $0.sendValue(value) }
             } else {
                 action?(.value(value))
             }

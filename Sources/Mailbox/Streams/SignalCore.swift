@@ -30,27 +30,11 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline
     typealias Observer = Signal<Value, Error>.Observer
 
+    /// Non-generic (the pending terminal event is kept type-erased, see `_SignalStatus`), so
+    /// the core's unspecialised deinit destroys it without instantiating generic metadata.
     @usableFromInline
-    enum Status {
-        case alive
-        /// A terminal event is waiting for `sendLock`.
-        case terminating(Event<Value, Error>)
-        case terminated
-    }
+    typealias Status = _SignalStatus
 
-
-    /// `sendLock` and `stateLock`: two mutexes, one allocation.
-    @usableFromInline
-    let locks = LockPair()
-
-    /// Held while an event is delivered; protects `snapshot`.
-    @inlinable
-    var sendLock: UnownedLock { locks.first }
-
-    /// Protects `status`, `observers`, `teardown`, `isSignalReleased`. Never held while user
-    /// code runs.
-    @inlinable
-    var stateLock: UnownedLock { locks.second }
 
     /// Protected by `stateLock`.
     @usableFromInline @exclusivity(unchecked)
@@ -72,17 +56,24 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     var isSignalReleased = false
 
     /// The observers values are delivered to: a copy of `observers.entries` (sharing its
-    /// storage until either changes). Protected by `sendLock`.
+    /// storage until either changes). Protected by `sendLock`. Never mutated, only replaced
+    /// (`setSnapshot`), so its element buffer stays where `snapshotElements` points.
     @usableFromInline @exclusivity(unchecked)
     var snapshot: ContiguousArray<_ObserverEntry<Value, Error>> = []
+
+    /// `snapshot`'s elements, read without retaining the array on every event. Protected by
+    /// `sendLock`; valid while `snapshot` holds the buffer.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshotElements = UnsafeBufferPointer<_ObserverEntry<Value, Error>>(start: nil, count: 0)
 
     @inlinable
     override init() {}
 
     @inlinable
     init(observer: Observer) {
-        observers.insert(observer)
-        snapshot = observers.entries
+        super.init()
+        observers = _ObserverList(first: observer)
+        setSnapshot(observers.entries)
     }
 
     // MARK: Sending
@@ -117,13 +108,13 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
             refreshSnapshot()
         }
         let event = Event<Value, Error>.value(value)
-        // `snapshot` retains every observer and only this thread (holding `sendLock`) can
-        // replace it, so delivering through unretained references is safe and saves a
-        // retain/release per observer per event.
-        snapshot.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                entries[index].unretained._withUnsafeGuaranteedRef { $0.send(event) }
-            }
+        // `snapshot` retains its buffer and every observer, and only this thread (holding
+        // `sendLock`) can replace it, so delivering through the buffer's address and
+        // unretained references is safe and saves a retain/release of the buffer per event
+        // and of each observer per observer per event.
+        let entries = snapshotElements
+        for index in entries.indices {
+            entries[index].unretained._withUnsafeGuaranteedRef { $0.send(event) }
         }
         return .delivered
     }
@@ -161,6 +152,7 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @inlinable
     func setSnapshot(_ entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
         snapshot = entries
+        snapshotElements = snapshot.withUnsafeBufferPointer { $0 }
     }
 
     @inlinable
@@ -177,12 +169,13 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
 
     @inlinable
     func sendTerminal(_ event: Event<Value, Error>) {
+        let terminal = _SignalStatus.Terminal(event)
         stateLock.lock()
         guard case .alive = status else {
             stateLock.unlock()
             return
         }
-        status = .terminating(event)
+        status = .terminating(terminal)
         flags.bitwiseOr(Self.terminatingBit, ordering: .sequentiallyConsistent)
         stateLock.unlock()
         tryToCommitTermination()
@@ -213,10 +206,11 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @inlinable
     func commitTerminationWhileSending() -> _CoreTeardown {
         stateLock.lock()
-        guard case let .terminating(event) = status else {
+        guard case let .terminating(terminal) = status else {
             stateLock.unlock()
             return .none
         }
+        let event: Event<Value, Error> = terminal.event()
         status = .terminated
         let taken = observers.removeAll()
         let teardown = takeTeardownLocked()
@@ -343,8 +337,26 @@ class _SignalCoreBase {
     @usableFromInline
     let flags = Atomic<UInt8>(0)
 
+    /// `sendLock` and `stateLock`: one raw allocation, no reference count (taking a lock costs
+    /// no retain of a lock object), freed by this non-generic deinit.
+    @usableFromInline
+    let locks = MutexPair()
+
+    /// Held while an event is delivered; protects the core's `snapshot`.
+    @inlinable
+    final var sendLock: UnownedLock { locks.first }
+
+    /// Protects the core's `status`, `observers`, `teardown`, `isSignalReleased`. Never held
+    /// while user code runs.
+    @inlinable
+    final var stateLock: UnownedLock { locks.second }
+
     @inlinable
     init() {}
+
+    deinit {
+        locks.deallocate()
+    }
 
     /// Whether the signal has certainly terminated (a cheap, lock-free check).
     @inlinable
@@ -353,7 +365,8 @@ class _SignalCoreBase {
     }
 }
 
-// Its only stored property is the `flags` atomic.
+// Its stored properties are the `flags` atomic and the mutexes (`locks`), which are
+// thread-safe by nature.
 extension _SignalCoreBase: @unchecked Sendable {}
 
 // Every mutable property is protected by `stateLock` or `sendLock`, as documented beside it.
@@ -385,6 +398,60 @@ final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
         if !state.exchange(true, ordering: .acquiringAndReleasing) {
             core.removeObserver(token)
         }
+    }
+}
+
+/// The status of a signal core. Not generic: a failure's error, the only generic payload a
+/// pending terminal event can have, is boxed (the rare path), so destroying a status never
+/// needs generic metadata — the core's deinit is not specialised, and looking up the metadata
+/// of a generic status there was ~10 % of a producer start.
+@usableFromInline
+enum _SignalStatus {
+    case alive
+    /// A terminal event is waiting for `sendLock`.
+    case terminating(Terminal)
+    case terminated
+
+    /// A terminal event, type-erased.
+    @usableFromInline
+    enum Terminal {
+        case completed
+        case interrupted
+        /// `_FailureBox<Error>`.
+        case failed(AnyObject)
+
+        /// `event`, which must be terminal.
+        @inlinable
+        init<Value, Error>(_ event: Event<Value, Error>) {
+            switch event {
+            case .completed: self = .completed
+            case .interrupted: self = .interrupted
+            case let .failed(error): self = .failed(_FailureBox(error))
+            case .value: preconditionFailure("a value is not a terminal event")
+            }
+        }
+
+        /// The event, for the core whose `Error` boxed it.
+        @inlinable
+        func event<Value, Error>() -> Event<Value, Error> {
+            switch self {
+            case .completed: return .completed
+            case .interrupted: return .interrupted
+            case let .failed(box): return .failed(unsafeDowncast(box, to: _FailureBox<Error>.self).error)
+            }
+        }
+    }
+}
+
+/// A failure's error, boxed so that a pending terminal event is not generic.
+@usableFromInline
+final class _FailureBox<Error: Swift.Error> {
+    @usableFromInline
+    let error: Error
+
+    @inlinable
+    init(_ error: Error) {
+        self.error = error
     }
 }
 
@@ -450,6 +517,13 @@ struct _ObserverList<Value, Error: Swift.Error> {
 
     @inlinable
     init() {}
+
+    /// A list of one observer (token 0), allocated at its final size.
+    @inlinable
+    init(first observer: Signal<Value, Error>.Observer) {
+        entries = [_ObserverEntry(token: 0, observer: observer)]
+        nextToken = 1
+    }
 
     @inlinable
     var isEmpty: Bool { entries.isEmpty }

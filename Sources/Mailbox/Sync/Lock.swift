@@ -18,13 +18,16 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         let buffer = create(minimumCapacity: 1) { _ in value }
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
+            #if DEBUG
             var attributes = pthread_mutexattr_t()
             pthread_mutexattr_init(&attributes)
-            #if DEBUG
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-            #endif
             let error = pthread_mutex_init(mutex, &attributes)
             pthread_mutexattr_destroy(&attributes)
+            #else
+            // Default attributes: no attribute object to create and destroy per lock.
+            let error = pthread_mutex_init(mutex, nil)
+            #endif
             precondition(error == 0, "pthread_mutex_init failed with error \(error)")
         }
         return storage
@@ -129,41 +132,56 @@ struct LockedValueBox<Value> {
     }
 }
 
-/// Two `pthread_mutex_t`s in one allocation, for an object that needs two locks (a signal
-/// core's send and state locks): one object fewer to allocate and free than two `Lock`s.
+/// Two `pthread_mutex_t`s in one raw allocation, for an object that needs two locks (a signal
+/// core's send and state locks). Not reference-counted, so using one costs no retain/release:
+/// the owner calls `deallocate()` exactly once, from its deinit, when no thread can reach the
+/// mutexes any more.
 @usableFromInline
-final class LockPairStorage: ManagedBuffer<Void, pthread_mutex_t> {
+struct MutexPair {
+    @usableFromInline
+    let base: UnsafeMutablePointer<pthread_mutex_t>
+
     @inlinable
-    static func make() -> LockPairStorage {
-        let buffer = create(minimumCapacity: 2) { _ in }
-        let storage = unsafeDowncast(buffer, to: LockPairStorage.self)
-        storage.withUnsafeMutablePointerToElements { mutexes in
-            var attributes = pthread_mutexattr_t()
-            pthread_mutexattr_init(&attributes)
-            #if DEBUG
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-            #endif
-            for index in 0..<2 {
-                let error = pthread_mutex_init(mutexes + index, &attributes)
-                precondition(error == 0, "pthread_mutex_init failed with error \(error)")
-            }
-            pthread_mutexattr_destroy(&attributes)
+    init() {
+        base = .allocate(capacity: 2)
+        #if DEBUG
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        for index in 0..<2 {
+            let error = pthread_mutex_init(base + index, &attributes)
+            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
         }
-        return storage
+        pthread_mutexattr_destroy(&attributes)
+        #else
+        for index in 0..<2 {
+            let error = pthread_mutex_init(base + index, nil)
+            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
+        }
+        #endif
     }
 
-    deinit {
-        withUnsafeMutablePointerToElements { mutexes in
-            for index in 0..<2 {
-                let error = pthread_mutex_destroy(mutexes + index)
-                precondition(error == 0, "pthread_mutex_destroy failed with error \(error)")
-            }
+    /// Destroys both mutexes and frees them. Call once, when neither is held or reachable.
+    @usableFromInline
+    func deallocate() {
+        for index in 0..<2 {
+            let error = pthread_mutex_destroy(base + index)
+            precondition(error == 0, "pthread_mutex_destroy failed with error \(error)")
         }
+        base.deallocate()
     }
+
+    /// The first mutex; valid until `deallocate()`.
+    @inlinable
+    var first: UnownedLock { UnownedLock(base) }
+
+    /// The second mutex; valid until `deallocate()`.
+    @inlinable
+    var second: UnownedLock { UnownedLock(base + 1) }
 }
 
-/// One of the two mutexes of a `LockPairStorage`, with `Lock`'s `lock`/`unlock`/`mutex`. Does
-/// not retain the storage: valid only while its owner keeps the storage alive.
+/// One mutex of a `MutexPair`, with `Lock`'s `lock`/`unlock`/`withLock`/`mutex`. Does not own
+/// the mutex: valid only while the pair's owner has not deallocated it.
 @usableFromInline
 struct UnownedLock {
     @usableFromInline
@@ -195,36 +213,9 @@ struct UnownedLock {
     }
 }
 
-/// Two locks sharing one allocation (see `LockPairStorage`); copies share both.
-@usableFromInline
-struct LockPair {
-    @usableFromInline
-    let storage: LockPairStorage
-
-    @inlinable
-    init() {
-        storage = .make()
-    }
-
-    /// The first mutex; valid while this pair (or a copy) is alive.
-    @inlinable
-    var first: UnownedLock {
-        UnownedLock(storage.withUnsafeMutablePointerToElements { $0 })
-    }
-
-    /// The second mutex; valid while this pair (or a copy) is alive.
-    @inlinable
-    var second: UnownedLock {
-        UnownedLock(storage.withUnsafeMutablePointerToElements { $0 + 1 })
-    }
-}
-
 // The storage is a pthread mutex (thread-safe) and an empty header (`ManagedBuffer` is never
 // `Sendable`, hence unchecked).
 extension Lock: @unchecked Sendable {}
 
 // The value is only reachable through `withLockedValue`, which holds the mutex.
 extension LockedValueBox: @unchecked Sendable where Value: Sendable {}
-
-// Two pthread mutexes and an empty header (`ManagedBuffer` is never `Sendable`, hence unchecked).
-extension LockPair: @unchecked Sendable {}
