@@ -247,6 +247,22 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         return nil
     }
 
+    /// Attaches `observer` for good: no removal handle is made (the caller never detaches it,
+    /// e.g. an operator observing a run it started). A terminated signal sends it
+    /// `interrupted`, as `observe` does.
+    @inlinable
+    func attach(_ observer: Observer) {
+        stateLock.lock()
+        if case .alive = status {
+            observers.insert(observer)
+            flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+            stateLock.unlock()
+            return
+        }
+        stateLock.unlock()
+        observer.sendInterrupted()
+    }
+
     @inlinable
     func removeObserver(_ token: UInt64) {
         stateLock.lock()
@@ -533,7 +549,13 @@ struct _ObserverList<Value, Error: Swift.Error> {
     mutating func insert(_ observer: Signal<Value, Error>.Observer) -> UInt64 {
         let token = nextToken
         nextToken &+= 1
-        entries.append(_ObserverEntry(token: token, observer: observer))
+        let entry = _ObserverEntry(token: token, observer: observer)
+        if entries.isEmpty {
+            // Allocated at size one, not grown from empty (the common first observer).
+            entries = [entry]
+        } else {
+            entries.append(entry)
+        }
         return token
     }
 

@@ -68,7 +68,8 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
                 state.active = 1
                 return state.current
             }
-            latestRun.inner = nil
+            // The previous run is interrupted when `startInner` replaces it in `latestRun`:
+            // still before the new run starts.
             startInner(producer, id: id)
         case .race:
             let id: UInt64? = state.withLock { state in
@@ -147,7 +148,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
 
     @inlinable
     func startInner(_ producer: SignalProducer<Value, Error>, id: UInt64) {
-        producer.startWithSignal { signal, interrupter in
+        producer._startWithCore { core, interrupter in
             let handle: (any Disposable)?
             switch kind {
             case .latest:
@@ -159,7 +160,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
             case .concurrent, .throttle:
                 handle = disposables.add(interrupter)
             }
-            signal.observe { [self] event in
+            core.attach(Signal<Value, Error>.Observer { [self] event in
                 switch event {
                 case let .value(value):
                     if accepts(id) { downstream.send(value: value) }
@@ -169,7 +170,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
                     handle?.dispose()
                     innerTerminated(id)
                 }
-            }
+            })
         }
     }
 }

@@ -1,0 +1,168 @@
+import Dispatch
+import Testing
+@testable import Mailbox
+
+extension Streams {
+/// The paths the stream performance work introduced: a non-generic signal status (a pending
+/// failure's error is boxed), delivery through the snapshot's buffer, the run's tokenless
+/// lifetime, `_startWithCore`/`attach` (used by `flatten`), the specialised interrupter.
+@Suite("Stream fast paths")
+struct StreamFastPathTests {
+    @Test func deferredFailure_carriesItsError() {
+        let (signal, input) = Signal<Int, TestError>.pipe()
+        let first = EventRecorder<Int, TestError>()
+        let second = EventRecorder<Int, TestError>()
+        signal.observe { event in
+            first.record(event)
+            // A recursive terminal event: deferred until the value reached every observer.
+            if case .value(1) = event { input.send(error: TestError(code: 42)) }
+        }
+        signal.observe(second.observer)
+        input.send(value: 1)
+        input.send(value: 2)
+        #expect(first.events == [.value(1), .failed(TestError(code: 42))])
+        #expect(second.events == [.value(1), .failed(TestError(code: 42))])
+    }
+
+    @Test func failureSentFromAnotherThreadDuringDelivery_isDeliveredWithItsError() {
+        for _ in 0..<200 {
+            let (signal, input) = Signal<Int, TestError>.pipe()
+            let recorder = EventRecorder<Int, TestError>()
+            signal.observe(recorder.observer)
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                if index == 0 {
+                    for value in 0..<20 { input.send(value: value) }
+                } else {
+                    input.send(error: TestError(code: 7))
+                }
+            }
+            #expect(recorder.error == TestError(code: 7))
+            #expect(recorder.events.filter(\.isTerminating).count == 1)
+        }
+    }
+
+    @Test func observersAddedAndRemovedDuringDelivery_takeEffectFromTheNextValue() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let late = EventRecorder<Int, Never>()
+        let early = EventRecorder<Int, Never>()
+        let earlyHandle = Box<(any Disposable)?>(nil)
+        earlyHandle.value = signal.observe(early.observer)
+        signal.observeValues { value in
+            if value == 1 {
+                signal.observe(late.observer)
+                earlyHandle.value?.dispose()
+            }
+        }
+        input.send(value: 1)
+        input.send(value: 2)
+        input.sendCompleted()
+        #expect(early.events == [.value(1)])
+        #expect(late.events == [.value(2), .completed])
+    }
+
+    @Test func manyObservers_eachReceiveEveryValueInOrder() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let recorders = (0..<40).map { _ in EventRecorder<Int, Never>() }
+        var handles: [(any Disposable)?] = []
+        for recorder in recorders { handles.append(signal.observe(recorder.observer)) }
+        input.send(value: 1)
+        for index in stride(from: 0, to: 40, by: 2) { handles[index]?.dispose() }
+        input.send(value: 2)
+        input.sendCompleted()
+        for (index, recorder) in recorders.enumerated() {
+            let expected: [Event<Int, Never>] = index % 2 == 0 ? [.value(1)] : [.value(1), .value(2), .completed]
+            #expect(recorder.events == expected)
+        }
+    }
+
+    @Test func startWithCore_skipsTheRunWhenSetupInterruptsIt() {
+        let started = Box(0)
+        let producer = SignalProducer<Int, Never> { _, _ in started.modify { $0 += 1 } }
+        let recorder = EventRecorder<Int, Never>()
+        producer._startWithCore { core, interrupter in
+            core.attach(recorder.observer)
+            interrupter.dispose()
+            #expect(interrupter.isDisposed)
+        }
+        #expect(started.value == 0)
+        #expect(recorder.events == [.interrupted])
+    }
+
+    @Test func attachToATerminatedCore_sendsInterrupted() {
+        let core = _SignalCore<Int, Never>()
+        core.sendTerminal(.completed)
+        let recorder = EventRecorder<Int, Never>()
+        core.attach(recorder.observer)
+        #expect(recorder.events == [.interrupted])
+    }
+
+    @Test func interrupterThroughAnyDisposable_interruptsOnceAndEndsTheRunLifetime() {
+        let ended = Box(0)
+        let recorder = EventRecorder<Int, TestError>()
+        let producer = SignalProducer<Int, TestError> { observer, lifetime in
+            lifetime.observeEnded { ended.modify { $0 += 1 } }
+            observer.send(value: 1)
+        }
+        let disposable: any Disposable = producer.start(recorder.observer)
+        #expect(!disposable.isDisposed)
+        disposable.dispose()
+        disposable.dispose()
+        #expect(disposable.isDisposed)
+        #expect(recorder.events == [.value(1), .interrupted])
+        #expect(ended.value == 1)
+    }
+
+    @Test func runLifetime_endsBeforeStartReturnsWhenTheRunTerminatesSynchronously() {
+        let lifetimeBox = Box<Lifetime?>(nil)
+        SignalProducer<Int, Never> { observer, lifetime in
+            lifetimeBox.value = lifetime
+            observer.sendCompleted()
+        }.start()
+        #expect(lifetimeBox.value?.hasEnded == true)
+        // Observing the ended run lifetime runs at once.
+        let runs = Box(0)
+        #expect(lifetimeBox.value?.observeEnded { runs.modify { $0 += 1 } } == nil)
+        #expect(runs.value == 1)
+    }
+
+    @Test func flatMapLatest_interruptsThePreviousInnerBeforeTheNextStarts_andForwardsOnlyTheCurrent() {
+        let log = Box<[String]>([])
+        let inputs = Box<[Int: Signal<Int, Never>.Observer]>([:])
+        let (outer, input) = Signal<Int, Never>.pipe()
+        let recorder = EventRecorder<Int, Never>()
+        outer.flatMap(.latest) { index in
+            SignalProducer<Int, Never> { observer, lifetime in
+                log.modify { $0.append("start \(index)") }
+                inputs.modify { $0[index] = observer }
+                lifetime.observeEnded { log.modify { $0.append("end \(index)") } }
+            }
+        }.observe(recorder.observer)
+        input.send(value: 1)
+        inputs.value[1]?.send(value: 10)
+        input.send(value: 2)
+        inputs.value[1]?.send(value: 11)  // interrupted: ignored
+        inputs.value[2]?.send(value: 20)
+        inputs.value[2]?.sendCompleted()
+        input.sendCompleted()
+        #expect(log.value == ["start 1", "end 1", "start 2", "end 2"])
+        #expect(recorder.events == [.value(10), .value(20), .completed])
+        inputs.value = [:]
+    }
+
+    @Test(arguments: [FlattenStrategy.merge, .concat, .concurrent(limit: 2), .latest, .race, .throttle])
+    func flatten_outerInterruptionInterruptsTheRunningInner(strategy: FlattenStrategy) {
+        let ended = Box(0)
+        let (outer, input) = Signal<Int, Never>.pipe()
+        let handle = outer.flatMap(strategy) { _ in
+            SignalProducer<Int, Never> { observer, lifetime in
+                lifetime.observeEnded { ended.modify { $0 += 1 }; _ = observer }
+            }
+        }.observe { _ in }
+        input.send(value: 1)
+        #expect(ended.value == 0)
+        withExtendedLifetime(handle) {}
+        input.sendInterrupted()
+        #expect(ended.value == 1)
+    }
+}
+}
