@@ -42,9 +42,8 @@ public final class Signal<Value, Error: Swift.Error>: Sendable {
     /// releasing it before a terminal event interrupts the signal.
     public convenience init(_ generator: (_ observer: Observer, _ lifetime: Lifetime) -> Void) {
         let core = _SignalCore<Value, Error>()
+        let lifetime = core.makeRunLifetimeWhileUnshared()
         self.init(core: core)
-        let lifetime = Lifetime()
-        core.setTeardown(.lifetime(lifetime))
         generator(Observer(core: core), lifetime)
     }
 

@@ -247,6 +247,15 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         return nil
     }
 
+    /// Attaches `observer` for good, to a core no other thread can reach yet (nothing has been
+    /// published: no `Signal`, input or interrupter handed out), so without locking: it goes
+    /// straight into the list and the snapshot.
+    @inlinable
+    func attachWhileUnshared(_ observer: Observer) {
+        observers.insert(observer)
+        setSnapshot(observers.entries)
+    }
+
     /// Attaches `observer` for good: no removal handle is made (the caller never detaches it,
     /// e.g. an operator observing a run it started). A terminated signal sends it
     /// `interrupted`, as `observe` does.
@@ -300,6 +309,17 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         return takeTeardownLocked()
     }
 
+    /// Creates the lifetime of a producer's run (or a generator signal) and makes it the
+    /// teardown, without locking: call before the core is published. The lifetime has no
+    /// token; the core ends it when it terminates (also if that happens before the start
+    /// handler runs, which then never does).
+    @inlinable
+    func makeRunLifetimeWhileUnshared() -> Lifetime {
+        let lifetime = Lifetime()
+        teardown = .lifetime(lifetime)
+        return lifetime
+    }
+
     /// Stores the generator's disposable, or disposes it at once if the signal has terminated.
     @inlinable
     func setDisposable(_ disposable: (any Disposable)?) {
@@ -322,12 +342,12 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     }
 
     /// Whether the signal has terminated (or is delivering its terminal event).
+    ///
+    /// Lock-free: `terminatingBit`/`terminatedBit` change together with `status`, under
+    /// `stateLock`, so "either bit set" is "`status` is not `.alive`".
     @inlinable
     var isTerminated: Bool {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if case .alive = status { return false }
-        return true
+        flags.load(ordering: .sequentiallyConsistent) & (Self.terminatingBit | Self.terminatedBit) != 0
     }
 }
 

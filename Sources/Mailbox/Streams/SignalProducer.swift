@@ -128,11 +128,12 @@ extension SignalProducer {
         _ setup: (_ signal: Signal<Value, Error>, _ interruptHandle: any Disposable) -> Result
     ) -> Result {
         let core = _SignalCore<Value, Error>()
+        let lifetime = core.makeRunLifetimeWhileUnshared()
         let input = Signal<Value, Error>.Observer(core: core)
         let interrupter = _ProducerInterrupter(input)
         let result = setup(Signal(core: core), interrupter)
         if !core.isTerminated {
-            run(core: core, input: input)
+            startHandler(input, lifetime)
         }
         return result
     }
@@ -145,10 +146,11 @@ extension SignalProducer {
         _ setup: (_ core: _SignalCore<Value, Error>, _ interruptHandle: any Disposable) -> Void
     ) {
         let core = _SignalCore<Value, Error>()
+        let lifetime = core.makeRunLifetimeWhileUnshared()
         let input = Signal<Value, Error>.Observer(core: core)
         setup(core, _ProducerInterrupter(input))
         if !core.isTerminated {
-            run(core: core, input: input)
+            startHandler(input, lifetime)
         }
     }
 
@@ -160,18 +162,11 @@ extension SignalProducer {
     @discardableResult
     public func start(_ observer: Signal<Value, Error>.Observer = .init { _ in }) -> any Disposable {
         let core = _SignalCore<Value, Error>(observer: observer)
+        let lifetime = core.makeRunLifetimeWhileUnshared()
         let input = Signal<Value, Error>.Observer(core: core)
         let interrupter = _ProducerInterrupter(input)
-        run(core: core, input: input)
-        return interrupter
-    }
-
-    @inlinable
-    func run(core: _SignalCore<Value, Error>, input: Signal<Value, Error>.Observer) {
-        // The run's lifetime has no token: the core ends it when the run terminates.
-        let lifetime = Lifetime()
-        core.setTeardown(.lifetime(lifetime))
         startHandler(input, lifetime)
+        return interrupter
     }
 
     /// Starts one run, running `action` for each event; see `start(_:)`.
