@@ -104,9 +104,7 @@ extension Signal {
     @inlinable
     @discardableResult
     public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
-        observe(Observer { event in
-            if case let .value(value) = event { action(value) }
-        })
+        observe(Observer._values(action))
     }
 
     /// Runs `action` for every value (`.success`) and for a failure (`.failure`).
@@ -157,8 +155,6 @@ extension Signal where Error == Never {
     @inlinable
     @discardableResult
     public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
-        observe(Observer { event in
-            if case let .value(value) = event { action(value) }
-        })
+        observe(Observer._values(action))
     }
 }

@@ -180,9 +180,7 @@ extension SignalProducer {
     @inlinable
     @discardableResult
     public func startWithValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
-        start(Signal<Value, Error>.Observer { event in
-            if case let .value(value) = event { action(value) }
-        })
+        start(Signal<Value, Error>.Observer._values(action))
     }
 
     /// Starts one run, running `action` for each value and for a failure.
@@ -268,9 +266,7 @@ extension SignalProducer where Error == Never {
     @inlinable
     @discardableResult
     public func startWithValues(_ action: @escaping @Sendable (Value) -> Void) -> any Disposable {
-        start(Signal<Value, Error>.Observer { event in
-            if case let .value(value) = event { action(value) }
-        })
+        start(Signal<Value, Error>.Observer._values(action))
     }
 }
 

@@ -75,6 +75,28 @@ struct StreamFastPathTests {
         }
     }
 
+    @Test func valuesOnlyObserver_runsForValuesThroughBothSendPathsAndIgnoresTerminalEvents() {
+        let values = Box<[Int]>([])
+        let observer = Signal<Int, TestError>.Observer._values { value in values.modify { $0.append(value) } }
+        observer.send(value: 1)
+        observer.send(.value(2))
+        observer.send(error: TestError())
+        observer.sendCompleted()
+        observer.sendInterrupted()
+        #expect(values.value == [1, 2])
+
+        let (signal, input) = Signal<Int, TestError>.pipe()
+        let observed = Box<[Int]>([])
+        signal.observeValues { value in observed.modify { $0.append(value) } }
+        input.send(value: 3)
+        input.send(error: TestError())
+        #expect(observed.value == [3])
+
+        let started = Box<[Int]>([])
+        SignalProducer<Int, TestError>(values: 4, 5).startWithValues { value in started.modify { $0.append(value) } }
+        #expect(started.value == [4, 5])
+    }
+
     @Test func startWithCore_skipsTheRunWhenSetupInterruptsIt() {
         let started = Box(0)
         let producer = SignalProducer<Int, Never> { _, _ in started.modify { $0 += 1 } }
