@@ -169,6 +169,21 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
 
     @inlinable
     func sendTerminal(_ event: Event<Value, Error>) {
+        // A signal that is not alive never is again, and a terminal event sent to it does
+        // nothing (the first one wins): no lock needed to find that out (e.g. interrupting a
+        // run that has completed).
+        if isTerminated { return }
+        if pthread_mutex_trylock(sendLock.mutex) == 0 {
+            // No delivery is under way and none can start while this thread holds `sendLock`:
+            // deliver now (or whichever terminal event got recorded first), in one `stateLock`
+            // section instead of "record, then commit".
+            let teardown = commitTerminationWhileSending(orTerminateWith: event)
+            sendLock.unlock()
+            teardown.run()
+            return
+        }
+        // Another delivery is under way (on this thread: a recursive terminal event): record
+        // the event for whoever holds `sendLock` to deliver.
         let terminal = _SignalStatus.Terminal(event)
         stateLock.lock()
         guard case .alive = status else {
@@ -201,16 +216,26 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         teardown.run()
     }
 
-    /// Requires `sendLock`. Delivers the pending terminal event, releases every observer and
-    /// returns the teardown for the caller to run once `sendLock` is released.
+    /// Requires `sendLock`. Delivers the pending terminal event — or, if none is pending and
+    /// the signal is alive, `newEvent` — releases every observer and returns the teardown for
+    /// the caller to run once `sendLock` is released.
     @inlinable
-    func commitTerminationWhileSending() -> _CoreTeardown {
+    func commitTerminationWhileSending(orTerminateWith newEvent: Event<Value, Error>? = nil) -> _CoreTeardown {
         stateLock.lock()
-        guard case let .terminating(terminal) = status else {
+        let event: Event<Value, Error>
+        switch status {
+        case let .terminating(terminal):
+            event = terminal.event()
+        case .alive:
+            guard let newEvent else {
+                stateLock.unlock()
+                return .none
+            }
+            event = newEvent
+        case .terminated:
             stateLock.unlock()
             return .none
         }
-        let event: Event<Value, Error> = terminal.event()
         status = .terminated
         let taken = observers.removeAll()
         let teardown = takeTeardownLocked()

@@ -41,6 +41,37 @@ struct StreamFastPathTests {
         }
     }
 
+    @Test func concurrentTerminalEvents_exactlyOneIsDeliveredAndTheTeardownRunsOnce() {
+        for _ in 0..<300 {
+            let teardowns = Box(0)
+            let (signal, input) = Signal<Int, TestError>.pipe(disposable: AnyDisposable { teardowns.modify { $0 += 1 } })
+            let recorder = EventRecorder<Int, TestError>()
+            signal.observe(recorder.observer)
+            DispatchQueue.concurrentPerform(iterations: 3) { index in
+                switch index {
+                case 0: input.send(error: TestError(code: 1))
+                case 1: input.sendCompleted()
+                default: input.sendInterrupted()
+                }
+            }
+            #expect(recorder.events.count == 1)
+            #expect(recorder.terminal != nil)
+            #expect(teardowns.value == 1)
+            input.sendCompleted()
+            #expect(recorder.events.count == 1)
+        }
+    }
+
+    @Test func terminalEventToATerminatedSignal_doesNothing() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let recorder = EventRecorder<Int, Never>()
+        signal.observe(recorder.observer)
+        input.sendCompleted()
+        input.sendInterrupted()
+        input.sendCompleted()
+        #expect(recorder.events == [.completed])
+    }
+
     @Test func observersAddedAndRemovedDuringDelivery_takeEffectFromTheNextValue() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let late = EventRecorder<Int, Never>()
