@@ -66,6 +66,15 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline @exclusivity(unchecked)
     var snapshotElements = UnsafeBufferPointer<_ObserverEntry<Value, Error>>(start: nil, count: 0)
 
+    /// The observer values are delivered to when `observers` holds just one, without an array
+    /// (`_ObserverList.single`); retained here. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshotSingle: Observer?
+
+    /// `snapshotSingle`, unretained, for delivery. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshotSingleUnretained: Unmanaged<Observer>?
+
     @inlinable
     override init() {}
 
@@ -73,7 +82,7 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     init(observer: Observer) {
         super.init()
         observers = _ObserverList(first: observer)
-        setSnapshot(observers.entries)
+        setSnapshot(observers)
     }
 
     // MARK: Sending
@@ -112,9 +121,23 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         // `sendLock`) can replace it, so delivering through the buffer's address and
         // unretained references is safe and saves a retain/release of the buffer per event
         // and of each observer per observer per event.
+        // One observer held inline (`snapshotSingle`, and `snapshotElements` is empty) or the
+        // elements in order; one call site, so `send` is inlined once.
         let entries = snapshotElements
-        for index in entries.indices {
-            entries[index].unretained._withUnsafeGuaranteedRef { $0.send(event) }
+        var next = snapshotSingleUnretained
+        var index = 0
+        if next == nil, !entries.isEmpty {
+            next = entries[0].unretained
+            index = 1
+        }
+        while let observer = next {
+            observer._withUnsafeGuaranteedRef { $0.send(event) }
+            if index < entries.count {
+                next = entries[index].unretained
+                index += 1
+            } else {
+                next = nil
+            }
         }
         return .delivered
     }
@@ -148,11 +171,22 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         return updated.result
     }
 
-    /// Requires `sendLock` (or exclusive ownership, in `init`).
+    /// Requires `sendLock` and `stateLock` (or exclusive ownership of the core).
     @inlinable
-    func setSnapshot(_ entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
-        snapshot = entries
+    func setSnapshot(_ list: _ObserverList<Value, Error>) {
+        snapshot = list.entries
         snapshotElements = snapshot.withUnsafeBufferPointer { $0 }
+        snapshotSingle = list.single
+        snapshotSingleUnretained = list.single.map { .passUnretained($0) }
+    }
+
+    /// Requires `sendLock`.
+    @inlinable
+    func clearSnapshot() {
+        snapshot = []
+        snapshotElements = snapshot.withUnsafeBufferPointer { $0 }
+        snapshotSingleUnretained = nil
+        snapshotSingle = nil
     }
 
     @inlinable
@@ -160,9 +194,9 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         stateLock.lock()
         flags.bitwiseAnd(~Self.staleBit, ordering: .sequentiallyConsistent)
         if case .alive = status {
-            setSnapshot(observers.entries)
+            setSnapshot(observers)
         } else {
-            setSnapshot([])
+            clearSnapshot()
         }
         stateLock.unlock()
     }
@@ -241,8 +275,10 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         let teardown = takeTeardownLocked()
         flags.store(Self.terminatedBit, ordering: .sequentiallyConsistent)
         stateLock.unlock()
-        setSnapshot([])
-        for entry in taken {
+        clearSnapshot()
+        // At most one of the two is non-empty; either way, insertion order.
+        taken.single?.send(event)
+        for entry in taken.entries {
             entry.observer.send(event)
         }
         return teardown
@@ -278,7 +314,7 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @inlinable
     func attachWhileUnshared(_ observer: Observer) {
         observers.insert(observer)
-        setSnapshot(observers.entries)
+        setSnapshot(observers)
     }
 
     /// Attaches `observer` for good: no removal handle is made (the caller never detaches it,
@@ -565,11 +601,25 @@ struct _ObserverEntry<Value, Error: Swift.Error> {
     }
 }
 
-/// The observers of a signal, in insertion order, removable by token. Like `Bag`, but one
-/// array of entries that delivery can share without copying. Not thread-safe: the core's
-/// `stateLock` protects it.
+/// The observers of a signal, in insertion order, removable by token. Like `Bag`, but the
+/// entries array can be shared with delivery without copying, and a list of one observer (the
+/// common case: a producer's run, an operator's output) is held inline in `single`, with no
+/// array. Not thread-safe: the core's `stateLock` protects it.
+///
+/// Invariant: `single` and `entries` are never both non-empty; a second observer moves
+/// `single` into `entries`, which stays the list from then on (until it is emptied).
 @usableFromInline
 struct _ObserverList<Value, Error: Swift.Error> {
+    /// The only observer, while `entries` is empty. (An optional class reference and a token,
+    /// not an optional `_ObserverEntry`: the core's unspecialised deinit destroys this with
+    /// a plain release instead of a generic value witness.)
+    @usableFromInline
+    var single: Signal<Value, Error>.Observer?
+
+    /// `single`'s token.
+    @usableFromInline
+    var singleToken: UInt64 = 0
+
     @usableFromInline
     var entries: ContiguousArray<_ObserverEntry<Value, Error>> = []
 
@@ -579,27 +629,30 @@ struct _ObserverList<Value, Error: Swift.Error> {
     @inlinable
     init() {}
 
-    /// A list of one observer (token 0), allocated at its final size.
+    /// A list of one observer (token 0).
     @inlinable
     init(first observer: Signal<Value, Error>.Observer) {
-        entries = [_ObserverEntry(token: 0, observer: observer)]
+        single = observer
+        singleToken = 0
         nextToken = 1
     }
 
     @inlinable
-    var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { single == nil && entries.isEmpty }
 
     @inlinable
     @discardableResult
     mutating func insert(_ observer: Signal<Value, Error>.Observer) -> UInt64 {
         let token = nextToken
         nextToken &+= 1
-        let entry = _ObserverEntry(token: token, observer: observer)
-        if entries.isEmpty {
-            // Allocated at size one, not grown from empty (the common first observer).
-            entries = [entry]
+        if let first = single {
+            single = nil
+            entries = [_ObserverEntry(token: singleToken, observer: first), _ObserverEntry(token: token, observer: observer)]
+        } else if entries.isEmpty {
+            single = observer
+            singleToken = token
         } else {
-            entries.append(entry)
+            entries.append(_ObserverEntry(token: token, observer: observer))
         }
         return token
     }
@@ -607,6 +660,11 @@ struct _ObserverList<Value, Error: Swift.Error> {
     /// - Complexity: O(n); O(1) for the most recent observer.
     @inlinable
     mutating func remove(using token: UInt64) -> Signal<Value, Error>.Observer? {
+        if let first = single {
+            guard singleToken == token else { return nil }
+            single = nil
+            return first
+        }
         var index = entries.count - 1
         while index >= 0 {
             if entries[index].token == token { return entries.remove(at: index).observer }
@@ -616,9 +674,11 @@ struct _ObserverList<Value, Error: Swift.Error> {
         return nil
     }
 
+    /// Empties the list and returns what it held (at most one of the two is non-empty).
     @inlinable
-    mutating func removeAll() -> ContiguousArray<_ObserverEntry<Value, Error>> {
-        let taken = entries
+    mutating func removeAll() -> (single: Signal<Value, Error>.Observer?, entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
+        let taken = (single, entries)
+        single = nil
         entries = []
         return taken
     }

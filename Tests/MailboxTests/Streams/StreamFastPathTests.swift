@@ -91,6 +91,53 @@ struct StreamFastPathTests {
         #expect(late.events == [.value(2), .completed])
     }
 
+    @Test func observerList_movesBetweenInlineAndArrayKeepingOrderAndTokens() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let log = Box<[String]>([])
+        func observer(_ name: String) -> Signal<Int, Never>.Observer {
+            Signal<Int, Never>.Observer { event in log.modify { $0.append("\(name)\(event.value.map(String.init) ?? "-")") } }
+        }
+        let a = signal.observe(observer("a"))           // inline
+        input.send(value: 1)
+        let b = signal.observe(observer("b"))           // a moves into the array
+        input.send(value: 2)
+        a?.dispose()
+        let c = signal.observe(observer("c"))           // appended after b
+        input.send(value: 3)
+        b?.dispose()
+        c?.dispose()
+        input.send(value: 4)                            // nobody
+        a?.dispose()                                    // a stale handle removes nothing
+        let d = signal.observe(observer("d"))           // inline again
+        input.send(value: 5)
+        withExtendedLifetime(d) {}
+        input.sendCompleted()
+        #expect(log.value == ["a1", "a2", "b2", "b3", "c3", "d5", "d-"])
+    }
+
+    @Test func inlineObserver_isReleasedOnTerminationAndOnDetach() {
+        let tracker = LifetimeTracker()
+        let (signal, input) = Signal<Int, Never>.pipe()
+        do {
+            let captured = tracker.instance()
+            signal.observe { _ in _ = captured }
+        }
+        #expect(tracker.liveCount == 1)
+        input.sendCompleted()
+        #expect(tracker.liveCount == 0)
+
+        let (other, otherInput) = Signal<Int, Never>.pipe()
+        let handle: (any Disposable)?
+        do {
+            let captured = tracker.instance()
+            handle = other.observe { _ in _ = captured }
+        }
+        otherInput.send(value: 1)
+        handle?.dispose()
+        otherInput.send(value: 2)  // refreshes the snapshot, which held the observer
+        #expect(tracker.liveCount == 0)
+    }
+
     @Test func manyObservers_eachReceiveEveryValueInOrder() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let recorders = (0..<40).map { _ in EventRecorder<Int, Never>() }
