@@ -15,6 +15,12 @@ extension Signal {
         @usableFromInline
         let action: Action?
 
+        /// Set instead of `action` for an observer of values only (`observeValues`,
+        /// `startWithValues`): called directly, so such an observer needs no closure wrapping
+        /// the caller's (one allocation and one indirect call fewer).
+        @usableFromInline
+        let valueAction: (@Sendable (Value) -> Void)?
+
         /// Set for a signal's input observer: events go to this core.
         @usableFromInline
         let core: _SignalCore<Value, Error>?
@@ -24,20 +30,46 @@ extension Signal {
         @usableFromInline
         unowned(unsafe) let _coreBase: _SignalCoreBase?
 
+        /// `core`, unretained, for sending: `core` keeps it alive, and sending through it
+        /// costs no retain/release of the core per event.
+        @usableFromInline
+        let _unretainedCore: Unmanaged<_SignalCore<Value, Error>>?
+
         /// Creates an observer that runs `action` for each event.
         @inlinable
         public init(_ action: @escaping Action) {
             self.action = action
+            self.valueAction = nil
             self.core = nil
             self._coreBase = nil
+            self._unretainedCore = nil
+        }
+
+        /// An observer that runs `valueAction` for each value and ignores terminal events; the
+        /// same as `Observer { if case let .value(v) = $0 { valueAction(v) } }`. (A factory,
+        /// not an `init`: a labelled closure init would make `Observer { _ in }` ambiguous.)
+        @inlinable
+        static func _values(_ valueAction: @escaping @Sendable (Value) -> Void) -> Observer {
+            Observer(valueAction: valueAction, _valuesOnly: ())
+        }
+
+        @inlinable
+        init(valueAction: @escaping @Sendable (Value) -> Void, _valuesOnly: Void) {
+            self.action = nil
+            self.valueAction = valueAction
+            self.core = nil
+            self._coreBase = nil
+            self._unretainedCore = nil
         }
 
         /// Creates an input observer for `core`; it interrupts the signal on deinit.
         @inlinable
         init(core: _SignalCore<Value, Error>) {
             self.action = nil
+            self.valueAction = nil
             self.core = core
             self._coreBase = core
+            self._unretainedCore = .passUnretained(core)
         }
 
         /// Creates an observer that runs the closure matching each event; a missing closure
@@ -69,20 +101,26 @@ extension Signal {
         /// Sends `event`.
         @inlinable
         public func send(_ event: Event) {
-            if let core {
-                core.send(event)
-            } else {
+            if let core = _unretainedCore {
+                core._withUnsafeGuaranteedRef { $0.send(event) }
+            } else if valueAction == nil {
+                // Called in place (`?()`), not bound to a local first: binding copies the
+                // closure, a retain/release of its context per event.
                 action?(event)
+            } else if case let .value(value) = event {
+                valueAction?(value)
             }
         }
 
         /// Sends a value.
         @inlinable
         public func send(value: Value) {
-            if let core {
-                core.sendValue(value)
-            } else {
+            if let core = _unretainedCore {
+                core._withUnsafeGuaranteedRef { $0.sendValue(value) }
+            } else if valueAction == nil {
                 action?(.value(value))
+            } else {
+                valueAction?(value)
             }
         }
 

@@ -42,10 +42,9 @@ public final class Signal<Value, Error: Swift.Error>: Sendable {
     /// releasing it before a terminal event interrupts the signal.
     public convenience init(_ generator: (_ observer: Observer, _ lifetime: Lifetime) -> Void) {
         let core = _SignalCore<Value, Error>()
+        let lifetime = core.makeRunLifetimeWhileUnshared()
         self.init(core: core)
-        let token = Lifetime.Token()
-        core.setDisposable(AnyDisposable { token.dispose() })
-        generator(Observer(core: core), Lifetime(token))
+        generator(Observer(core: core), lifetime)
     }
 
     /// Creates a signal whose generator returns the disposable to dispose on termination.
@@ -65,7 +64,7 @@ public final class Signal<Value, Error: Swift.Error>: Sendable {
     @inlinable
     public static func pipe(disposable: (any Disposable)? = nil) -> (output: Signal, input: Observer) {
         let core = _SignalCore<Value, Error>()
-        core.disposable = disposable
+        if let disposable { core.teardown = .disposable(disposable) }
         return (Signal(core: core), Observer(core: core))
     }
 
@@ -105,9 +104,7 @@ extension Signal {
     @inlinable
     @discardableResult
     public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
-        observe(Observer { event in
-            if case let .value(value) = event { action(value) }
-        })
+        observe(Observer._values(action))
     }
 
     /// Runs `action` for every value (`.success`) and for a failure (`.failure`).
@@ -158,8 +155,6 @@ extension Signal where Error == Never {
     @inlinable
     @discardableResult
     public func observeValues(_ action: @escaping @Sendable (Value) -> Void) -> (any Disposable)? {
-        observe(Observer { event in
-            if case let .value(value) = event { action(value) }
-        })
+        observe(Observer._values(action))
     }
 }

@@ -14,7 +14,7 @@ import Darwin
 /// - `sendLock` serialises delivery: it is held while one event is delivered to every observer.
 ///   A value sent while it is held (from another thread) waits; a value sent recursively from an
 ///   observer on the same thread is a precondition failure (`EDEADLK` in debug builds).
-/// - `stateLock` protects `status`, `observers`, `disposable` and `isSignalReleased`; it is
+/// - `stateLock` protects `status`, `observers`, `teardown` and `isSignalReleased`; it is
 ///   never held while user code runs.
 ///
 /// Terminal events never wait for `sendLock`: they record themselves in `status` and whoever
@@ -30,23 +30,11 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline
     typealias Observer = Signal<Value, Error>.Observer
 
+    /// Non-generic (the pending terminal event is kept type-erased, see `_SignalStatus`), so
+    /// the core's unspecialised deinit destroys it without instantiating generic metadata.
     @usableFromInline
-    enum Status {
-        case alive
-        /// A terminal event is waiting for `sendLock`.
-        case terminating(Event<Value, Error>)
-        case terminated
-    }
+    typealias Status = _SignalStatus
 
-
-    /// Held while an event is delivered; protects `snapshot`.
-    @usableFromInline
-    let sendLock = Lock()
-
-    /// Protects `status`, `observers`, `disposable`, `isSignalReleased`. Never held while user
-    /// code runs.
-    @usableFromInline
-    let stateLock = Lock()
 
     /// Protected by `stateLock`.
     @usableFromInline @exclusivity(unchecked)
@@ -56,10 +44,11 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline @exclusivity(unchecked)
     var observers = _ObserverList<Value, Error>()
 
-    /// Disposed when the signal terminates (or is torn down unobserved). Protected by
+    /// Run when the signal terminates (or is torn down unobserved): the generator's
+    /// disposable, or the lifetime of a producer's run / a generator signal. Protected by
     /// `stateLock`.
     @usableFromInline @exclusivity(unchecked)
-    var disposable: (any Disposable)?
+    var teardown = _CoreTeardown.none
 
     /// Whether the `Signal` object is gone, so no new observer can arrive. Protected by
     /// `stateLock`.
@@ -67,17 +56,33 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     var isSignalReleased = false
 
     /// The observers values are delivered to: a copy of `observers.entries` (sharing its
-    /// storage until either changes). Protected by `sendLock`.
+    /// storage until either changes). Protected by `sendLock`. Never mutated, only replaced
+    /// (`setSnapshot`), so its element buffer stays where `snapshotElements` points.
     @usableFromInline @exclusivity(unchecked)
     var snapshot: ContiguousArray<_ObserverEntry<Value, Error>> = []
+
+    /// `snapshot`'s elements, read without retaining the array on every event. Protected by
+    /// `sendLock`; valid while `snapshot` holds the buffer.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshotElements = UnsafeBufferPointer<_ObserverEntry<Value, Error>>(start: nil, count: 0)
+
+    /// The observer values are delivered to when `observers` holds just one, without an array
+    /// (`_ObserverList.single`); retained here. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshotSingle: Observer?
+
+    /// `snapshotSingle`, unretained, for delivery. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var snapshotSingleUnretained: Unmanaged<Observer>?
 
     @inlinable
     override init() {}
 
     @inlinable
     init(observer: Observer) {
-        observers.insert(observer)
-        snapshot = observers.entries
+        super.init()
+        observers = _ObserverList(first: observer)
+        setSnapshot(observers)
     }
 
     // MARK: Sending
@@ -100,8 +105,8 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     }
 
     /// Requires `sendLock`. Delivers `value` to every observer — or, if a terminal event is
-    /// pending, delivers that instead and returns `.terminated` with the disposable to
-    /// dispose after unlocking.
+    /// pending, delivers that instead and returns `.terminated` with the teardown to
+    /// run after unlocking.
     @inlinable
     func deliverWhileSending(_ value: Value) -> _SendOutcome {
         let current = flags.load(ordering: .sequentiallyConsistent)
@@ -112,12 +117,26 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
             refreshSnapshot()
         }
         let event = Event<Value, Error>.value(value)
-        // `snapshot` retains every observer and only this thread (holding `sendLock`) can
-        // replace it, so delivering through unretained references is safe and saves a
-        // retain/release per observer per event.
-        snapshot.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                entries[index].unretained._withUnsafeGuaranteedRef { $0.send(event) }
+        // `snapshot` retains its buffer and every observer, and only this thread (holding
+        // `sendLock`) can replace it, so delivering through the buffer's address and
+        // unretained references is safe and saves a retain/release of the buffer per event
+        // and of each observer per observer per event.
+        // One observer held inline (`snapshotSingle`, and `snapshotElements` is empty) or the
+        // elements in order; one call site, so `send` is inlined once.
+        let entries = snapshotElements
+        var next = snapshotSingleUnretained
+        var index = 0
+        if next == nil, !entries.isEmpty {
+            next = entries[0].unretained
+            index = 1
+        }
+        while let observer = next {
+            observer._withUnsafeGuaranteedRef { $0.send(event) }
+            if index < entries.count {
+                next = entries[index].unretained
+                index += 1
+            } else {
+                next = nil
             }
         }
         return .delivered
@@ -126,8 +145,8 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     /// Call after releasing `sendLock` with what `deliverWhileSending` returned.
     @inlinable
     func finishSending(_ outcome: _SendOutcome) {
-        if case let .terminated(disposable) = outcome {
-            disposable?.dispose()
+        if case let .terminated(teardown) = outcome {
+            teardown.run()
         } else if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
             tryToCommitTermination()
         }
@@ -152,10 +171,22 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         return updated.result
     }
 
-    /// Requires `sendLock` (or exclusive ownership, in `init`).
+    /// Requires `sendLock` and `stateLock` (or exclusive ownership of the core).
     @inlinable
-    func setSnapshot(_ entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
-        snapshot = entries
+    func setSnapshot(_ list: _ObserverList<Value, Error>) {
+        snapshot = list.entries
+        snapshotElements = snapshot.withUnsafeBufferPointer { $0 }
+        snapshotSingle = list.single
+        snapshotSingleUnretained = list.single.map { .passUnretained($0) }
+    }
+
+    /// Requires `sendLock`.
+    @inlinable
+    func clearSnapshot() {
+        snapshot = []
+        snapshotElements = snapshot.withUnsafeBufferPointer { $0 }
+        snapshotSingleUnretained = nil
+        snapshotSingle = nil
     }
 
     @inlinable
@@ -163,21 +194,37 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         stateLock.lock()
         flags.bitwiseAnd(~Self.staleBit, ordering: .sequentiallyConsistent)
         if case .alive = status {
-            setSnapshot(observers.entries)
+            setSnapshot(observers)
         } else {
-            setSnapshot([])
+            clearSnapshot()
         }
         stateLock.unlock()
     }
 
     @inlinable
     func sendTerminal(_ event: Event<Value, Error>) {
+        // A signal that is not alive never is again, and a terminal event sent to it does
+        // nothing (the first one wins): no lock needed to find that out (e.g. interrupting a
+        // run that has completed).
+        if isTerminated { return }
+        if pthread_mutex_trylock(sendLock.mutex) == 0 {
+            // No delivery is under way and none can start while this thread holds `sendLock`:
+            // deliver now (or whichever terminal event got recorded first), in one `stateLock`
+            // section instead of "record, then commit".
+            let teardown = commitTerminationWhileSending(orTerminateWith: event)
+            sendLock.unlock()
+            teardown.run()
+            return
+        }
+        // Another delivery is under way (on this thread: a recursive terminal event): record
+        // the event for whoever holds `sendLock` to deliver.
+        let terminal = _SignalStatus.Terminal(event)
         stateLock.lock()
         guard case .alive = status else {
             stateLock.unlock()
             return
         }
-        status = .terminating(event)
+        status = .terminating(terminal)
         flags.bitwiseOr(Self.terminatingBit, ordering: .sequentiallyConsistent)
         stateLock.unlock()
         tryToCommitTermination()
@@ -198,31 +245,51 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @inlinable
     func tryToCommitTermination() {
         guard pthread_mutex_trylock(sendLock.mutex) == 0 else { return }
-        let disposable = commitTerminationWhileSending()
+        let teardown = commitTerminationWhileSending()
         sendLock.unlock()
-        disposable?.dispose()
+        teardown.run()
     }
 
-    /// Requires `sendLock`. Delivers the pending terminal event, releases every observer and
-    /// returns the generator's disposable for the caller to dispose once `sendLock` is released.
+    /// Requires `sendLock`. Delivers the pending terminal event — or, if none is pending and
+    /// the signal is alive, `newEvent` — releases every observer and returns the teardown for
+    /// the caller to run once `sendLock` is released.
     @inlinable
-    func commitTerminationWhileSending() -> (any Disposable)? {
+    func commitTerminationWhileSending(orTerminateWith newEvent: Event<Value, Error>? = nil) -> _CoreTeardown {
         stateLock.lock()
-        guard case let .terminating(event) = status else {
+        let event: Event<Value, Error>
+        switch status {
+        case let .terminating(terminal):
+            event = terminal.event()
+        case .alive:
+            guard let newEvent else {
+                stateLock.unlock()
+                return .none
+            }
+            event = newEvent
+        case .terminated:
             stateLock.unlock()
-            return nil
+            return .none
         }
         status = .terminated
         let taken = observers.removeAll()
-        let disposable = self.disposable
-        self.disposable = nil
+        let teardown = takeTeardownLocked()
         flags.store(Self.terminatedBit, ordering: .sequentiallyConsistent)
         stateLock.unlock()
-        setSnapshot([])
-        for entry in taken {
+        clearSnapshot()
+        // At most one of the two is non-empty; either way, insertion order.
+        taken.single?.send(event)
+        for entry in taken.entries {
             entry.observer.send(event)
         }
-        return disposable
+        return teardown
+    }
+
+    /// Requires `stateLock`. Takes the teardown, leaving `.none`.
+    @inlinable
+    func takeTeardownLocked() -> _CoreTeardown {
+        let teardown = self.teardown
+        self.teardown = .none
+        return teardown
     }
 
     // MARK: Observing
@@ -241,6 +308,31 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         return nil
     }
 
+    /// Attaches `observer` for good, to a core no other thread can reach yet (nothing has been
+    /// published: no `Signal`, input or interrupter handed out), so without locking: it goes
+    /// straight into the list and the snapshot.
+    @inlinable
+    func attachWhileUnshared(_ observer: Observer) {
+        observers.insert(observer)
+        setSnapshot(observers)
+    }
+
+    /// Attaches `observer` for good: no removal handle is made (the caller never detaches it,
+    /// e.g. an operator observing a run it started). A terminated signal sends it
+    /// `interrupted`, as `observe` does.
+    @inlinable
+    func attach(_ observer: Observer) {
+        stateLock.lock()
+        if case .alive = status {
+            observers.insert(observer)
+            flags.bitwiseOr(Self.staleBit, ordering: .sequentiallyConsistent)
+            stateLock.unlock()
+            return
+        }
+        stateLock.unlock()
+        observer.sendInterrupted()
+    }
+
     @inlinable
     func removeObserver(_ token: UInt64) {
         stateLock.lock()
@@ -255,7 +347,7 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         let teardown = tearDownIfUnreachableLocked()
         stateLock.unlock()
         _ = removed
-        teardown?.dispose()
+        teardown.run()
     }
 
     /// Called when the `Signal` object deinitialises.
@@ -265,42 +357,58 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         isSignalReleased = true
         let teardown = tearDownIfUnreachableLocked()
         stateLock.unlock()
-        teardown?.dispose()
+        teardown.run()
     }
 
     /// Requires `stateLock`. A live signal with no observers and no `Signal` object can never
-    /// deliver again: end it silently and hand back its disposable.
+    /// deliver again: end it silently and hand back its teardown.
     @inlinable
-    func tearDownIfUnreachableLocked() -> (any Disposable)? {
-        guard case .alive = status, isSignalReleased, observers.isEmpty else { return nil }
+    func tearDownIfUnreachableLocked() -> _CoreTeardown {
+        guard case .alive = status, isSignalReleased, observers.isEmpty else { return .none }
         status = .terminated
         flags.bitwiseOr(Self.staleBit | Self.terminatedBit, ordering: .sequentiallyConsistent)
-        let disposable = self.disposable
-        self.disposable = nil
-        return disposable
+        return takeTeardownLocked()
+    }
+
+    /// Creates the lifetime of a producer's run (or a generator signal) and makes it the
+    /// teardown, without locking: call before the core is published. The lifetime has no
+    /// token; the core ends it when it terminates (also if that happens before the start
+    /// handler runs, which then never does).
+    @inlinable
+    func makeRunLifetimeWhileUnshared() -> Lifetime {
+        let lifetime = Lifetime()
+        teardown = .lifetime(lifetime)
+        return lifetime
     }
 
     /// Stores the generator's disposable, or disposes it at once if the signal has terminated.
     @inlinable
     func setDisposable(_ disposable: (any Disposable)?) {
         guard let disposable else { return }
+        setTeardown(.disposable(disposable))
+    }
+
+    /// Stores what to run on termination, or runs it at once if the signal has terminated.
+    /// Replaces nothing: call once, before anything else sets it.
+    @inlinable
+    func setTeardown(_ teardown: _CoreTeardown) {
         stateLock.lock()
         if case .terminated = status {
             stateLock.unlock()
-            disposable.dispose()
+            teardown.run()
             return
         }
-        self.disposable = disposable
+        self.teardown = teardown
         stateLock.unlock()
     }
 
     /// Whether the signal has terminated (or is delivering its terminal event).
+    ///
+    /// Lock-free: `terminatingBit`/`terminatedBit` change together with `status`, under
+    /// `stateLock`, so "either bit set" is "`status` is not `.alive`".
     @inlinable
     var isTerminated: Bool {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if case .alive = status { return false }
-        return true
+        flags.load(ordering: .sequentiallyConsistent) & (Self.terminatingBit | Self.terminatedBit) != 0
     }
 }
 
@@ -326,8 +434,26 @@ class _SignalCoreBase {
     @usableFromInline
     let flags = Atomic<UInt8>(0)
 
+    /// `sendLock` and `stateLock`: one raw allocation, no reference count (taking a lock costs
+    /// no retain of a lock object), freed by this non-generic deinit.
+    @usableFromInline
+    let locks = MutexPair()
+
+    /// Held while an event is delivered; protects the core's `snapshot`.
+    @inlinable
+    final var sendLock: UnownedLock { locks.first }
+
+    /// Protects the core's `status`, `observers`, `teardown`, `isSignalReleased`. Never held
+    /// while user code runs.
+    @inlinable
+    final var stateLock: UnownedLock { locks.second }
+
     @inlinable
     init() {}
+
+    deinit {
+        locks.deallocate()
+    }
 
     /// Whether the signal has certainly terminated (a cheap, lock-free check).
     @inlinable
@@ -336,7 +462,8 @@ class _SignalCoreBase {
     }
 }
 
-// Its only stored property is the `flags` atomic.
+// Its stored properties are the `flags` atomic and the mutexes (`locks`), which are
+// thread-safe by nature.
 extension _SignalCoreBase: @unchecked Sendable {}
 
 // Every mutable property is protected by `stateLock` or `sendLock`, as documented beside it.
@@ -371,13 +498,86 @@ final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
     }
 }
 
+/// The status of a signal core. Not generic: a failure's error, the only generic payload a
+/// pending terminal event can have, is boxed (the rare path), so destroying a status never
+/// needs generic metadata — the core's deinit is not specialised, and looking up the metadata
+/// of a generic status there was ~10 % of a producer start.
+@usableFromInline
+enum _SignalStatus {
+    case alive
+    /// A terminal event is waiting for `sendLock`.
+    case terminating(Terminal)
+    case terminated
+
+    /// A terminal event, type-erased.
+    @usableFromInline
+    enum Terminal {
+        case completed
+        case interrupted
+        /// `_FailureBox<Error>`.
+        case failed(AnyObject)
+
+        /// `event`, which must be terminal.
+        @inlinable
+        init<Value, Error>(_ event: Event<Value, Error>) {
+            switch event {
+            case .completed: self = .completed
+            case .interrupted: self = .interrupted
+            case let .failed(error): self = .failed(_FailureBox(error))
+            case .value: preconditionFailure("a value is not a terminal event")
+            }
+        }
+
+        /// The event, for the core whose `Error` boxed it.
+        @inlinable
+        func event<Value, Error>() -> Event<Value, Error> {
+            switch self {
+            case .completed: return .completed
+            case .interrupted: return .interrupted
+            case let .failed(box): return .failed(unsafeDowncast(box, to: _FailureBox<Error>.self).error)
+            }
+        }
+    }
+}
+
+/// A failure's error, boxed so that a pending terminal event is not generic.
+@usableFromInline
+final class _FailureBox<Error: Swift.Error> {
+    @usableFromInline
+    let error: Error
+
+    @inlinable
+    init(_ error: Error) {
+        self.error = error
+    }
+}
+
 /// What `_SignalCore.deliverWhileSending` did.
 @usableFromInline
 enum _SendOutcome {
     /// The value reached every observer.
     case delivered
-    /// A pending terminal event was delivered instead; dispose this once `sendLock` is free.
-    case terminated((any Disposable)?)
+    /// A pending terminal event was delivered instead; run this once `sendLock` is free.
+    case terminated(_CoreTeardown)
+}
+
+/// What a signal core does when it terminates: dispose its generator's disposable, or end the
+/// lifetime of its generator / producer run (which then needs no token and no disposable
+/// wrapping one).
+@usableFromInline
+enum _CoreTeardown {
+    case none
+    case disposable(any Disposable)
+    case lifetime(Lifetime)
+
+    @inlinable
+    func run() {
+        switch self {
+        case .none: break
+        case let .disposable(disposable): disposable.dispose()
+        case let .lifetime(lifetime): lifetime._end()
+        }
+    }
 }
 
 /// One observer of a signal, with the token that removes it and an unretained reference for
@@ -401,11 +601,25 @@ struct _ObserverEntry<Value, Error: Swift.Error> {
     }
 }
 
-/// The observers of a signal, in insertion order, removable by token. Like `Bag`, but one
-/// array of entries that delivery can share without copying. Not thread-safe: the core's
-/// `stateLock` protects it.
+/// The observers of a signal, in insertion order, removable by token. Like `Bag`, but the
+/// entries array can be shared with delivery without copying, and a list of one observer (the
+/// common case: a producer's run, an operator's output) is held inline in `single`, with no
+/// array. Not thread-safe: the core's `stateLock` protects it.
+///
+/// Invariant: `single` and `entries` are never both non-empty; a second observer moves
+/// `single` into `entries`, which stays the list from then on (until it is emptied).
 @usableFromInline
 struct _ObserverList<Value, Error: Swift.Error> {
+    /// The only observer, while `entries` is empty. (An optional class reference and a token,
+    /// not an optional `_ObserverEntry`: the core's unspecialised deinit destroys this with
+    /// a plain release instead of a generic value witness.)
+    @usableFromInline
+    var single: Signal<Value, Error>.Observer?
+
+    /// `single`'s token.
+    @usableFromInline
+    var singleToken: UInt64 = 0
+
     @usableFromInline
     var entries: ContiguousArray<_ObserverEntry<Value, Error>> = []
 
@@ -415,21 +629,42 @@ struct _ObserverList<Value, Error: Swift.Error> {
     @inlinable
     init() {}
 
+    /// A list of one observer (token 0).
     @inlinable
-    var isEmpty: Bool { entries.isEmpty }
+    init(first observer: Signal<Value, Error>.Observer) {
+        single = observer
+        singleToken = 0
+        nextToken = 1
+    }
+
+    @inlinable
+    var isEmpty: Bool { single == nil && entries.isEmpty }
 
     @inlinable
     @discardableResult
     mutating func insert(_ observer: Signal<Value, Error>.Observer) -> UInt64 {
         let token = nextToken
         nextToken &+= 1
-        entries.append(_ObserverEntry(token: token, observer: observer))
+        if let first = single {
+            single = nil
+            entries = [_ObserverEntry(token: singleToken, observer: first), _ObserverEntry(token: token, observer: observer)]
+        } else if entries.isEmpty {
+            single = observer
+            singleToken = token
+        } else {
+            entries.append(_ObserverEntry(token: token, observer: observer))
+        }
         return token
     }
 
     /// - Complexity: O(n); O(1) for the most recent observer.
     @inlinable
     mutating func remove(using token: UInt64) -> Signal<Value, Error>.Observer? {
+        if let first = single {
+            guard singleToken == token else { return nil }
+            single = nil
+            return first
+        }
         var index = entries.count - 1
         while index >= 0 {
             if entries[index].token == token { return entries.remove(at: index).observer }
@@ -439,9 +674,11 @@ struct _ObserverList<Value, Error: Swift.Error> {
         return nil
     }
 
+    /// Empties the list and returns what it held (at most one of the two is non-empty).
     @inlinable
-    mutating func removeAll() -> ContiguousArray<_ObserverEntry<Value, Error>> {
-        let taken = entries
+    mutating func removeAll() -> (single: Signal<Value, Error>.Observer?, entries: ContiguousArray<_ObserverEntry<Value, Error>>) {
+        let taken = (single, entries)
+        single = nil
         entries = []
         return taken
     }

@@ -41,8 +41,8 @@ final class _Locked<State> {
     @usableFromInline
     let lock = Lock()
 
-    /// Protected by `lock`.
-    @usableFromInline
+    /// Protected by `lock` (so no dynamic exclusivity check is needed on each access).
+    @usableFromInline @exclusivity(unchecked)
     var value: State
 
     @inlinable
@@ -75,16 +75,16 @@ final class _Emitter<State, Value, Error: Swift.Error> {
     @usableFromInline
     let lock = Lock()
 
-    /// Protected by `lock`.
-    @usableFromInline
+    /// Protected by `lock` (so no dynamic exclusivity check is needed on each access).
+    @usableFromInline @exclusivity(unchecked)
     var state: State
 
     /// Events waiting to be sent. Protected by `lock`.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var outbox: [Event<Value, Error>] = []
 
     /// Whether some caller is sending the outbox. Protected by `lock`.
-    @usableFromInline
+    @usableFromInline @exclusivity(unchecked)
     var isDelivering = false
 
     @usableFromInline

@@ -18,13 +18,16 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         let buffer = create(minimumCapacity: 1) { _ in value }
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
+            #if DEBUG
             var attributes = pthread_mutexattr_t()
             pthread_mutexattr_init(&attributes)
-            #if DEBUG
             pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-            #endif
             let error = pthread_mutex_init(mutex, &attributes)
             pthread_mutexattr_destroy(&attributes)
+            #else
+            // Default attributes: no attribute object to create and destroy per lock.
+            let error = pthread_mutex_init(mutex, nil)
+            #endif
             precondition(error == 0, "pthread_mutex_init failed with error \(error)")
         }
         return storage
@@ -126,6 +129,92 @@ struct LockedValueBox<Value> {
     @inlinable
     func withLockedValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         try storage.withLockedValue(body)
+    }
+}
+
+/// Two `pthread_mutex_t`s in one raw allocation, for an object that needs two locks (a signal
+/// core's send and state locks). Not reference-counted, so using one costs no retain/release:
+/// the owner calls `deallocate()` exactly once, from its deinit, when no thread can reach the
+/// mutexes any more.
+@usableFromInline
+struct MutexPair {
+    @usableFromInline
+    let base: UnsafeMutablePointer<pthread_mutex_t>
+
+    @inlinable
+    init() {
+        // `malloc` (whose alignment suits a mutex) rather than `allocate(capacity:)`, which
+        // went through `posix_memalign` here, about twice the cost.
+        guard let memory = malloc(2 * MemoryLayout<pthread_mutex_t>.stride) else {
+            fatalError("out of memory allocating two mutexes")
+        }
+        base = memory.bindMemory(to: pthread_mutex_t.self, capacity: 2)
+        #if DEBUG
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        for index in 0..<2 {
+            let error = pthread_mutex_init(base + index, &attributes)
+            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
+        }
+        pthread_mutexattr_destroy(&attributes)
+        #else
+        for index in 0..<2 {
+            let error = pthread_mutex_init(base + index, nil)
+            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
+        }
+        #endif
+    }
+
+    /// Destroys both mutexes and frees them. Call once, when neither is held or reachable.
+    @usableFromInline
+    func deallocate() {
+        for index in 0..<2 {
+            let error = pthread_mutex_destroy(base + index)
+            precondition(error == 0, "pthread_mutex_destroy failed with error \(error)")
+        }
+        free(base)
+    }
+
+    /// The first mutex; valid until `deallocate()`.
+    @inlinable
+    var first: UnownedLock { UnownedLock(base) }
+
+    /// The second mutex; valid until `deallocate()`.
+    @inlinable
+    var second: UnownedLock { UnownedLock(base + 1) }
+}
+
+/// One mutex of a `MutexPair`, with `Lock`'s `lock`/`unlock`/`withLock`/`mutex`. Does not own
+/// the mutex: valid only while the pair's owner has not deallocated it.
+@usableFromInline
+struct UnownedLock {
+    @usableFromInline
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    @inlinable
+    init(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        self.mutex = mutex
+    }
+
+    @inlinable
+    func lock() {
+        let error = pthread_mutex_lock(mutex)
+        precondition(error == 0, "pthread_mutex_lock failed with error \(error)")
+    }
+
+    @inlinable
+    func unlock() {
+        let error = pthread_mutex_unlock(mutex)
+        precondition(error == 0, "pthread_mutex_unlock failed with error \(error)")
+    }
+
+    /// Runs `body` while holding the lock.
+    @inlinable
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }
 

@@ -1,5 +1,7 @@
 // flatten(_:), flatMap(_:_:), flatMapError(_:) for Signal and SignalProducer.
 
+import Synchronization
+
 /// Runs the inner producers of one flattened stream according to a `FlattenStrategy`.
 ///
 /// State is a pure struct behind `_Locked`; inner producers are started and the downstream
@@ -33,6 +35,10 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
     let latestRun = SerialDisposable()
     @usableFromInline
     let state = _Locked(State())
+    /// `.latest`: `state.current`, also readable without the lock (written under it), so a
+    /// value from an inner run is checked with one atomic load.
+    @usableFromInline
+    let latestID = Atomic<UInt64>(0)
 
     @inlinable
     init(_ strategy: FlattenStrategy, _ downstream: Signal<Value, Error>.Observer) {
@@ -66,9 +72,11 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
                 state.current = state.nextID
                 state.nextID += 1
                 state.active = 1
+                latestID.store(state.current, ordering: .releasing)
                 return state.current
             }
-            latestRun.inner = nil
+            // The previous run is interrupted when `startInner` replaces it in `latestRun`:
+            // still before the new run starts.
             startInner(producer, id: id)
         case .race:
             let id: UInt64? = state.withLock { state in
@@ -98,7 +106,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
         case .concurrent, .throttle:
             return true
         case .latest:
-            return state.withLock { $0.current == id }
+            return latestID.load(ordering: .acquiring) == id
         case .race:
             let (accepted, losers): (Bool, [any Disposable]) = state.withLock { state in
                 if state.hasWinner { return (state.current == id, []) }
@@ -147,28 +155,36 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
 
     @inlinable
     func startInner(_ producer: SignalProducer<Value, Error>, id: UInt64) {
-        producer.startWithSignal { signal, interrupter in
-            let handle: (any Disposable)?
+        producer._startWithCore { core, interrupter in
             switch kind {
             case .latest:
+                // Attached before the interrupter is published (replacing the previous run,
+                // which interrupts it): the core is still private, so no lock is needed.
+                core.attachWhileUnshared(innerObserver(id: id, handle: nil))
                 latestRun.inner = interrupter
-                handle = nil
             case .race:
-                handle = disposables.add(interrupter)
+                let handle = disposables.add(interrupter)
                 state.withLock { $0.raceRuns[id] = interrupter }
+                core.attach(innerObserver(id: id, handle: handle))
             case .concurrent, .throttle:
-                handle = disposables.add(interrupter)
+                let handle = disposables.add(interrupter)
+                core.attach(innerObserver(id: id, handle: handle))
             }
-            signal.observe { [self] event in
-                switch event {
-                case let .value(value):
-                    if accepts(id) { downstream.send(value: value) }
-                case let .failed(error):
-                    downstream.send(error: error)
-                case .completed, .interrupted:
-                    handle?.dispose()
-                    innerTerminated(id)
-                }
+        }
+    }
+
+    /// The observer of inner run `id`; `handle` removes the run from `disposables` when it ends.
+    @inlinable
+    func innerObserver(id: UInt64, handle: (any Disposable)?) -> Signal<Value, Error>.Observer {
+        Signal<Value, Error>.Observer { [self] event in
+            switch event {
+            case let .value(value):
+                if accepts(id) { downstream.send(value: value) }
+            case let .failed(error):
+                downstream.send(error: error)
+            case .completed, .interrupted:
+                handle?.dispose()
+                innerTerminated(id)
             }
         }
     }
