@@ -30,7 +30,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     let pending = Atomic<Int>(0)
     /// User messages: the producers' half of the mailbox queue (the consumer's half is
-    /// `mailboxHead`, further down, so that senders and the run do not share cache lines).
+    /// `mailboxHead`, at the end of the object, so that senders and the run do not share cache
+    /// lines).
     /// Timer messages travel as system messages, tagged with their timer's generation, so
     /// that a cancelled timer's message can be recognised and skipped.
     @usableFromInline
@@ -71,11 +72,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     //
     // Exclusivity is not checked at run time for these: one mailbox run at a time is the
     // invariant that makes every access exclusive (and checking costs ~10% of a message).
-
-    /// The consumer's half of the mailbox queue (see `mailboxTail`).
-    @usableFromInline
-    @exclusivity(unchecked)
-    var mailboxHead = MPSCQueueHead<Message>()
 
     /// The current behavior. Assign through `install(_:)`, which keeps `receiveHandler` in step.
     @usableFromInline
@@ -125,6 +121,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     var parent: AnyTarget?
     /// Run after post-stop, set by `Behavior.stopped(postStop:)`.
     var postStopAction: (() -> Void)?
+    /// The consumer's half of the mailbox queue (see `mailboxTail`). Last, as far as the object
+    /// allows from the producers' half near its start: in fan-in, senders keep writing that
+    /// half while the run reads this one.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var mailboxHead = MPSCQueueHead<Message>()
 
     @usableFromInline
     enum Lifecycle {
