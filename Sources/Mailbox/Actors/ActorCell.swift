@@ -272,7 +272,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// On a pool, a run of an actor that has not terminated is queued *without* a retain: the
     /// actor's parent keeps it alive (a child stays in its parent's registry until the parent
     /// hears of its termination), and only a run of the actor itself can terminate it. The run
-    /// that does takes a retain before it tells the parent (`finishTermination`), and runs
+    /// that does takes a retain before anything that could make the parent drop the actor
+    /// (`finishTermination`), and runs
     /// after termination are queued with one. Saves a retain/release pair per activation.
     @usableFromInline
     func scheduleRun() {
@@ -638,6 +639,14 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     private func finishTermination() {
         guard case let .stopping(failure) = lifecycle else { return }
+        if !runIsRetained {
+            // From the first message this sends on (post-stop handlers, `terminated` to a
+            // watching parent, `childTerminated`), the parent may drop the last reference while
+            // this run still has work to do: keep the cell alive until the run returns (the
+            // pool worker gives this retain back; see `scheduleRun`).
+            _ = Unmanaged.passUnretained(self).retain()
+            runIsRetained = true
+        }
         do {
             try deliver(.postStop)
         } catch {
@@ -658,13 +667,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         context.releaseAfterTermination()
         install(.stopped)
         system.publish(.stopped(address))
-        if !runIsRetained {
-            // The parent may drop the last reference as soon as it hears of the termination,
-            // while this run still has work to do: keep the cell alive until the run returns
-            // (the pool worker gives this retain back; see `scheduleRun`).
-            _ = Unmanaged.passUnretained(self).retain()
-            runIsRetained = true
-        }
         let parent = self.parent
         self.parent = nil
         parent?.sendSystem(.childTerminated(self))

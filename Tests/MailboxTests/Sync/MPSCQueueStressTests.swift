@@ -18,11 +18,15 @@ struct MPSCQueueStressTests {
         let queue = MPSCQueue<Int>()
         let group = DispatchGroup()
         for producer in 0..<producers {
-            DispatchQueue.global().async(group: group) {
+            // Own threads, not the dispatch pool: consumers spinning on pool threads (tests run
+            // in parallel) must not starve a producer queued behind them.
+            group.enter()
+            Thread {
                 for sequence in 0..<perProducer {
                     queue.enqueue(producer << Self.sequenceBits | sequence)
                 }
-            }
+                group.leave()
+            }.start()
         }
         var next = [Int](repeating: 0, count: producers)
         var received = 0
@@ -113,11 +117,13 @@ struct MPSCQueueStressTests {
             let queue = MPSCQueue<Tracked>()
             let group = DispatchGroup()
             for _ in 0..<producers {
-                DispatchQueue.global().async(group: group) {
+                group.enter()
+                Thread {
                     for _ in 0..<perProducer {
                         queue.enqueue(Tracked { released.withLockedValue { $0 += 1 } })
                     }
-                }
+                    group.leave()
+                }.start()
             }
             // Take half, leave the rest queued for deinit.
             var taken = 0
