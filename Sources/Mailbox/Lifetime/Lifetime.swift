@@ -82,8 +82,14 @@ public final class Lifetime: Sendable {
     /// added, on this thread; later calls do nothing.
     @usableFromInline
     func _end() {
-        let target = owner ?? self
-        let old = target.state.bitwiseOr(Self.endedBit, ordering: .acquiringAndReleasing).oldValue
+        // Not `owner ?? self`: that copies a strong reference (a retain/release per end, on
+        // every producer run); each branch here uses a borrowed one.
+        let old: UInt
+        if let owner {
+            old = owner.state.bitwiseOr(Self.endedBit, ordering: .acquiringAndReleasing).oldValue
+        } else {
+            old = state.bitwiseOr(Self.endedBit, ordering: .acquiringAndReleasing).oldValue
+        }
         guard old & Self.endedBit == 0, old != 0 else { return }
         Unmanaged<_LifetimeActions>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)
             ._withUnsafeGuaranteedRef { $0.end() }

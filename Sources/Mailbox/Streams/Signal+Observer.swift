@@ -26,9 +26,9 @@ extension Signal {
         let core: _SignalCore<Value, Error>?
 
         /// `core`, typed as its non-generic base, so `deinit` can check it without generic
-        /// metadata. Unowned: `core` keeps it alive.
+        /// metadata. Unretained (`core` keeps it alive), and read without a retain.
         @usableFromInline
-        unowned(unsafe) let _coreBase: _SignalCoreBase?
+        let _coreBase: Unmanaged<_SignalCoreBase>?
 
         /// `core`, unretained, for sending: `core` keeps it alive, and sending through it
         /// costs no retain/release of the core per event.
@@ -68,7 +68,7 @@ extension Signal {
             self.action = nil
             self.valueAction = nil
             self.core = core
-            self._coreBase = core
+            self._coreBase = .passUnretained(core)
             self._unretainedCore = .passUnretained(core)
         }
 
@@ -94,7 +94,7 @@ extension Signal {
         deinit {
             // Checked through the non-generic base first: releasing the input of a signal
             // that has terminated (the common case) then costs no generic code.
-            guard let base = _coreBase, !base.hasTerminated else { return }
+            guard let base = _coreBase, !base._withUnsafeGuaranteedRef({ $0.hasTerminated }) else { return }
             core?.inputReleased()
         }
 

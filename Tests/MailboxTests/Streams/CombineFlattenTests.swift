@@ -153,6 +153,72 @@ struct CombineFlattenTests {
         #expect(recorder.events == [.value(10), .value(20), .completed])
     }
 
+    @Test func flattenLatest_disposingTheRunInterruptsTheCurrentInnerOnce() {
+        let ended = Box(0)
+        let (outer, outerInput) = Signal<Int, Never>.pipe()
+        let recorder = EventRecorder<Int, Never>()
+        let disposable = SignalProducer(outer).flatMap(.latest) { _ in
+            SignalProducer<Int, Never> { _, lifetime in
+                lifetime.observeEnded { ended.modify { $0 += 1 } }
+            }
+        }.start(recorder.observer)
+        outerInput.send(value: 1)
+        outerInput.send(value: 2)
+        #expect(ended.value == 1)
+        disposable.dispose()
+        #expect(ended.value == 2)
+        #expect(recorder.events == [.interrupted])
+        disposable.dispose()
+        outerInput.send(value: 3)
+        #expect(ended.value == 2)
+    }
+
+    @Test func flattenLatest_innerMadeAfterTheResultTerminatedNeverStarts() {
+        let started = Box<[Int]>([])
+        let ended = Box<[Int]>([])
+        let inputs = Box<[Int: Signal<Int, TestError>.Observer]>([:])
+        let (outer, outerInput) = Signal<Int, TestError>.pipe()
+        let recorder = EventRecorder<Int, TestError>()
+        outer.flatMap(.latest) { value in
+            // Fails the current inner run while this outer value is being delivered: the result
+            // fails and is torn down before the next inner run is made, which must then be
+            // interrupted at once instead of starting.
+            if value == 2 { inputs.value[1]?.send(error: TestError(code: 1)) }
+            return SignalProducer<Int, TestError> { observer, lifetime in
+                started.modify { $0.append(value) }
+                inputs.modify { $0[value] = observer }
+                lifetime.observeEnded { ended.modify { $0.append(value) } }
+            }
+        }.observe(recorder.observer)
+        outerInput.send(value: 1)
+        outerInput.send(value: 2)
+        #expect(started.value == [1])
+        #expect(ended.value == [1])
+        #expect(recorder.events == [.failed(TestError(code: 1))])
+        inputs.modify { $0 = [:] }
+    }
+
+    @Test func flattenLatest_releasesACompletedInnerRunWithoutWaitingForTheNext() {
+        final class WeakInput: @unchecked Sendable {  // written once, on the test's thread
+            weak var observer: Signal<Int, Never>.Observer?
+        }
+        let weakInput = WeakInput()
+        let (outer, outerInput) = Signal<Int, Never>.pipe()
+        let recorder = EventRecorder<Int, Never>()
+        outer.flatMap(.latest) { value in
+            SignalProducer<Int, Never> { observer, _ in
+                weakInput.observer = observer
+                observer.send(value: value)
+                observer.sendCompleted()
+            }
+        }.observe(recorder.observer)
+        outerInput.send(value: 1)
+        #expect(weakInput.observer == nil)
+        #expect(recorder.events == [.value(1)])
+        outerInput.sendCompleted()
+        #expect(recorder.events == [.value(1), .completed])
+    }
+
     @Test func flattenRace_firstValueWins() {
         let (a, inputA) = Signal<Int, Never>.pipe()
         let (b, inputB) = Signal<Int, Never>.pipe()

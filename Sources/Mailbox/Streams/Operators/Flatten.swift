@@ -18,6 +18,12 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
         @usableFromInline var nextID: UInt64 = 1
         @usableFromInline var hasWinner = false
         @usableFromInline var raceRuns: [UInt64: any Disposable] = [:]
+        /// `.latest`: the input observer of the current inner run (`nil` once it has
+        /// terminated); sending it `interrupted` interrupts the run.
+        @usableFromInline var latestInput: Signal<Value, Error>.Observer?
+        /// `.latest`: the flattened signal has been disposed; a new inner run is interrupted
+        /// at once.
+        @usableFromInline var isLatestDisposed = false
 
         @inlinable
         init() {}
@@ -30,21 +36,25 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
     /// Disposed when the flattened signal terminates: the outer observation and every inner run.
     @usableFromInline
     let disposables = CompositeDisposable()
-    /// `.latest`: the current inner run.
-    @usableFromInline
-    let latestRun = SerialDisposable()
     @usableFromInline
     let state = _Locked(State())
     /// `.latest`: `state.current`, also readable without the lock (written under it), so a
     /// value from an inner run is checked with one atomic load.
     @usableFromInline
     let latestID = Atomic<UInt64>(0)
+    /// `.latest`: the last id handed out (ids are taken without the lock).
+    @usableFromInline
+    let latestCounter = Atomic<UInt64>(0)
 
     @inlinable
     init(_ strategy: FlattenStrategy, _ downstream: Signal<Value, Error>.Observer) {
         self.kind = strategy.kind
         self.downstream = downstream
-        disposables += latestRun
+        if case .latest = strategy.kind {
+            // Weak: the composite outlives the coordinator when the flattened signal is torn
+            // down after every observer and run has let the coordinator go.
+            disposables += { [weak self] in self?.disposeLatest() }
+        }
     }
 
     @inlinable
@@ -68,16 +78,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
             }
             if start { startInner(producer, id: 0) }
         case .latest:
-            let id = state.withLock { state -> UInt64 in
-                state.current = state.nextID
-                state.nextID += 1
-                state.active = 1
-                latestID.store(state.current, ordering: .releasing)
-                return state.current
-            }
-            // The previous run is interrupted when `startInner` replaces it in `latestRun`:
-            // still before the new run starts.
-            startInner(producer, id: id)
+            startLatest(producer)
         case .race:
             let id: UInt64? = state.withLock { state in
                 guard !state.hasWinner else { return nil }
@@ -125,6 +126,8 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
     @inlinable
     func innerTerminated(_ id: UInt64) {
         var next: SignalProducer<Value, Error>?
+        // `.latest`: the terminated run's input, released outside the lock.
+        var finished: Signal<Value, Error>.Observer?
         let complete = state.withLock { state -> Bool in
             switch kind {
             case .concurrent:
@@ -138,6 +141,8 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
             case .latest:
                 guard state.current == id else { return false }
                 state.active = 0
+                finished = state.latestInput
+                state.latestInput = nil
             case .race:
                 if state.hasWinner {
                     guard state.current == id else { return false }
@@ -149,8 +154,51 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
             }
             return state.active == 0 && state.isOuterCompleted && state.queue.isEmpty
         }
+        _ = finished  // released here, outside the lock
         if let next { startInner(next, id: 0) }
         if complete { downstream.sendCompleted() }
+    }
+
+    /// `.latest`: prepares a run of `producer` with its observer attached, makes it the current
+    /// run and interrupts the previous one (one lock section), then starts it. No interrupter
+    /// object and no `SerialDisposable`: the coordinator holds the run's input observer and
+    /// interrupts the run through it.
+    @inlinable
+    func startLatest(_ producer: SignalProducer<Value, Error>) {
+        let id = latestCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        let core = _SignalCore<Value, Error>()
+        let lifetime = core.makeRunLifetimeWhileUnshared()
+        // Attached while the core is still private (nothing published yet): no lock.
+        core.attachWhileUnshared(innerObserver(id: id, handle: nil))
+        let input = Signal<Value, Error>.Observer(core: core)
+        let toInterrupt = state.withLock { state -> Signal<Value, Error>.Observer? in
+            state.current = id
+            state.active = 1
+            latestID.store(id, ordering: .releasing)
+            if state.isLatestDisposed { return input }
+            let previous = state.latestInput
+            state.latestInput = input
+            return previous
+        }
+        // The previous run (or this one, if the flattened signal has been disposed) is
+        // interrupted before this one starts.
+        toInterrupt?.sendInterrupted()
+        if !core.isTerminated {
+            producer.startHandler(input, lifetime)
+        }
+    }
+
+    /// `.latest`: the flattened signal is disposed: interrupt the current run; later runs are
+    /// interrupted as they are made.
+    @inlinable
+    func disposeLatest() {
+        let input = state.withLock { state -> Signal<Value, Error>.Observer? in
+            state.isLatestDisposed = true
+            let input = state.latestInput
+            state.latestInput = nil
+            return input
+        }
+        input?.sendInterrupted()
     }
 
     @inlinable
@@ -158,10 +206,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
         producer._startWithCore { core, interrupter in
             switch kind {
             case .latest:
-                // Attached before the interrupter is published (replacing the previous run,
-                // which interrupts it): the core is still private, so no lock is needed.
-                core.attachWhileUnshared(innerObserver(id: id, handle: nil))
-                latestRun.inner = interrupter
+                preconditionFailure("`.latest` runs start in `startLatest`")
             case .race:
                 let handle = disposables.add(interrupter)
                 state.withLock { $0.raceRuns[id] = interrupter }
