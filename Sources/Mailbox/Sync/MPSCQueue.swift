@@ -60,7 +60,10 @@ import Synchronization
 /// exactly one block wins) and then as `tailBlock`. A producer that read `tailBlock` as `nil`
 /// took its index before the first block became the tail, so the first block cannot be
 /// recycled before that producer's element is dequeued (the argument above), and it
-/// walks from `firstBlock`. The consumer starts from `firstBlock` too.
+/// walks from `firstBlock`. The consumer starts from `firstBlock` too. (A first-block winner
+/// preempted between its two compare-and-swaps leaves `tailBlock` at `nil` for that long: other
+/// producers then walk from `firstBlock` and no block can be released, like any producer that
+/// stalls between claiming a slot and writing it.)
 ///
 /// The queue owns its blocks: `deinit` frees them along with every element still queued.
 ///

@@ -369,8 +369,11 @@ final class PoolWorker {
         var handle = pthread_t()
         let error = pthread_create(&handle, nil, { context in
             let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
-            // Linux limits thread names to 15 bytes; keep the end, where the worker's index is.
-            Thread.current.name = String(decoding: start.name.utf8.suffix(15), as: UTF8.self)
+            // Linux limits thread names to 15 bytes; keep the end, where the worker's index is,
+            // cut at a character boundary.
+            var name = Substring(start.name)
+            while name.utf8.count > 15 { name = name.dropFirst() }
+            Thread.current.name = String(name)
             start.worker.runLoop(pool: start.pool)
             return nil
         }, context)
