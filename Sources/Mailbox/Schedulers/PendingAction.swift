@@ -35,6 +35,12 @@ final class PendingAction: Disposable {
         withExtendedLifetime(released) {}
     }
 
+    /// The action to run without taking it (a repeating action runs again): `nil` if it was
+    /// disposed or has been taken.
+    func peek() -> (@Sendable () -> Void)? {
+        state.withLockedValue { $0.isDisposed ? nil : $0.action }
+    }
+
     /// Takes the action to run it: `nil` if it was disposed or has been taken already.
     func take() -> (@Sendable () -> Void)? {
         state.withLockedValue { state in

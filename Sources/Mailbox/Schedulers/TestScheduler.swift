@@ -44,7 +44,7 @@ public final class TestScheduler: DateScheduler {
         /// For repeating actions, the period in nanoseconds.
         let interval: Int64?
         /// The action, and the disposable that cancels it (shared by a repeating action's runs).
-        let action: VirtualAction
+        let action: PendingAction
 
         /// Runs before: earlier due, then earlier scheduled.
         static func < (lhs: Entry, rhs: Entry) -> Bool {
@@ -62,8 +62,8 @@ public final class TestScheduler: DateScheduler {
         var isAdvancing = false
         var queue = MinHeap<Entry>()
 
-        mutating func insert(due: Int64, interval: Int64?, action: @escaping @Sendable () -> Void) -> VirtualAction {
-            let scheduled = VirtualAction(action)
+        mutating func insert(due: Int64, interval: Int64?, action: @escaping @Sendable () -> Void) -> PendingAction {
+            let scheduled = PendingAction(action)
             queue.insert(Entry(due: max(due, now), sequence: nextSequence, interval: interval, action: scheduled))
             nextSequence += 1
             return scheduled
@@ -206,7 +206,7 @@ public final class TestScheduler: DateScheduler {
             while let first = state.queue.first, first.due <= target {
                 var entry = state.queue.removeFirst()
                 // A one-shot action is taken out of its box, so it is released once it has run.
-                guard let action = entry.action.actionToRun(repeats: entry.interval != nil) else { continue }
+                guard let action = entry.interval != nil ? entry.action.peek() : entry.action.take() else { continue }
                 state.now = entry.due
                 if let interval = entry.interval {
                     entry.due = Self.adding(entry.due, interval)
@@ -247,47 +247,5 @@ public final class TestScheduler: DateScheduler {
     private static func adding(_ lhs: Int64, _ rhs: Int64) -> Int64 {
         let (sum, overflow) = lhs.addingReportingOverflow(rhs)
         return overflow ? (rhs > 0 ? .max : .min) : sum
-    }
-}
-
-/// An action on a `TestScheduler` and the disposable that cancels it: disposing releases the
-/// action at once, while its entry waits in the scheduler's queue until the clock reaches it.
-private final class VirtualAction: Disposable {
-    private struct State {
-        /// `nil` once disposed, or once a one-shot action has been taken to run.
-        var action: (@Sendable () -> Void)?
-        var isDisposed = false
-    }
-
-    /// Protected by its own lock; taken inside the scheduler's lock, never the other way round.
-    private let state: LockedValueBox<State>
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        state = LockedValueBox(State(action: action))
-    }
-
-    var isDisposed: Bool {
-        state.withLockedValue { $0.isDisposed }
-    }
-
-    func dispose() {
-        let released = state.withLockedValue { state -> (@Sendable () -> Void)? in
-            state.isDisposed = true
-            defer { state.action = nil }
-            return state.action
-        }
-        // The last reference goes here, outside the lock: deinits of captures may run any code.
-        withExtendedLifetime(released) {}
-    }
-
-    /// The action to run now, or `nil` if it was disposed (or, one-shot, already taken). A
-    /// one-shot action is taken out, so the box no longer retains it.
-    func actionToRun(repeats: Bool) -> (@Sendable () -> Void)? {
-        state.withLockedValue { state in
-            guard !state.isDisposed else { return nil }
-            let action = state.action
-            if !repeats { state.action = nil }
-            return action
-        }
     }
 }
