@@ -436,29 +436,20 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             let next: Behavior<Message>
             if let messageHandler {
                 next = try messageHandler(message)
-                if case .same = next.kind { return }
-                try become(next, unhandled: message)
-                return
-            }
-            if let receiveHandler {
+            } else if let receiveHandler {
                 next = try receiveHandler(context, message)
-                if case .same = next.kind { return }
-                try become(next, unhandled: message)
-                return
-            }
-            switch behavior.kind {
-            case let .receive(handler, _):
-                next = try handler(context, message)
-            case let .receiveMessage(handler, _):
-                next = try handler(message)
-            case let .object(object):
-                next = try object.receive(message)
-            case .empty:
-                next = .unhandled
-            case .ignore:
-                return
-            case .same, .unhandled, .stopped, .setup:
-                preconditionFailure("actor \(address.path) is running with non-canonical behavior \(behavior)")
+            } else {
+                // `install` caches the handler of every `receive`/`receiveMessage` behavior.
+                switch behavior.kind {
+                case let .object(object):
+                    next = try object.receive(message)
+                case .empty:
+                    next = .unhandled
+                case .ignore:
+                    return
+                case .receive, .receiveMessage, .same, .unhandled, .stopped, .setup:
+                    preconditionFailure("actor \(address.path) is running with non-canonical or uncached behavior \(behavior)")
+                }
             }
             if case .same = next.kind { return }
             try become(next, unhandled: message)

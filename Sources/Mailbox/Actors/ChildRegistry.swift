@@ -42,7 +42,11 @@ struct ChildRegistry {
     subscript(name: String) -> AnyTarget? {
         if let target = named[name] { return target }
         guard ActorName.isGenerated(name) else { return nil }
-        return inStartOrder.first { $0.address.name == name }
+        var next = oldest
+        while let child = next, child.address.name != name {
+            next = child.youngerSibling
+        }
+        return next
     }
 
     /// Lists `target` as the youngest child.
