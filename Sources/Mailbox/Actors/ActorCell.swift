@@ -121,6 +121,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     var parent: AnyTarget?
     /// Run after post-stop, set by `Behavior.stopped(postStop:)`.
     var postStopAction: (() -> Void)?
+    /// Rules, restart counts and a restart in progress; `nil` for an unsupervised actor.
+    var supervision: SupervisionState<Message>?
     /// The consumer's half of the mailbox queue (see `mailboxTail`). Last, as far as the object
     /// allows from the producers' half near its start: in fan-in, senders keep writing that
     /// half while the run reads this one.
@@ -132,7 +134,11 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     enum Lifecycle {
         case new
         case running
-        case stopping(failure: (any Error)?)
+        /// Between a failure and the rebuilt state (see `SupervisionState.pending`): user
+        /// messages are taken out of the mailbox and kept for the new state.
+        case restarting
+        /// `escalate`: the parent hears of the failure as `childFailed`.
+        case stopping(failure: (any Error)?, escalate: Bool)
         case terminated
     }
 
@@ -341,7 +347,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                 if case .running = lifecycle {
                     handle(message)
                 } else {
-                    deadLetterWhileStopping(message)
+                    handleWhileNotRunning(message)
                 }
                 if systemMessages.load(ordering: .relaxed) != nil {
                     handled += runSystemMessages()
@@ -362,14 +368,20 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @inlinable
     final var isAcceptingUserMessages: Bool {
         switch lifecycle {
-        case .running, .stopping: return true
+        case .running, .stopping, .restarting: return true
         case .new, .terminated: return false
         }
     }
 
+    /// A user message taken out of the mailbox while restarting (kept for the new state) or
+    /// stopping (a dead letter).
     @usableFromInline
-    func deadLetterWhileStopping(_ message: Message) {
-        system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+    func handleWhileNotRunning(_ message: Message) {
+        if case .restarting = lifecycle {
+            bufferDuringRestart(message)
+        } else {
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        }
     }
 
     @usableFromInline
@@ -447,14 +459,14 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                     next = .unhandled
                 case .ignore:
                     return
-                case .receive, .receiveMessage, .same, .unhandled, .stopped, .setup:
+                case .receive, .receiveMessage, .same, .unhandled, .stopped, .setup, .supervised:
                     preconditionFailure("actor \(address.path) is running with non-canonical or uncached behavior \(behavior)")
                 }
             }
             if case .same = next.kind { return }
             try become(next, unhandled: message)
         } catch {
-            fail(error)
+            fail(error, message: message)
         }
     }
 
@@ -471,8 +483,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         case let .stopped(postStop):
             postStopAction = postStop
             beginStopping(failure: nil)
-        case .setup:
-            install(try canonicalize(next))
+        case .setup, .supervised:
+            install(try canonicalize(next, registersRules: false))
         case .empty, .ignore, .receive, .receiveMessage, .object:
             install(next)
         }
@@ -498,11 +510,28 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         try become(behavior, unhandled: nil)
     }
 
-    /// Runs `setup` behaviors until a behavior that handles messages (or `stopped`) is reached.
-    private func canonicalize(_ behavior: Behavior<Message>) throws -> Behavior<Message> {
+    /// Runs `setup` behaviors until a behavior that handles messages (or `stopped`) is reached,
+    /// registering the `supervise` rules met on the way: appended to the rules in force when
+    /// the actor starts or restarts (`registersRules`), replacing the rules added after those
+    /// otherwise.
+    func canonicalize(_ behavior: Behavior<Message>, registersRules: Bool) throws -> Behavior<Message> {
         var current = behavior
-        while case let .setup(factory) = current.kind {
-            current = try factory(context)
+        var isFirstRule = true
+        while true {
+            if case let .setup(factory) = current.kind {
+                current = try factory(context)
+            } else if case let .supervised(rule) = current.kind {
+                let state = supervisionState()
+                if !registersRules, isFirstRule {
+                    state.rules.removeSubrange(state.baseRuleCount...)
+                }
+                isFirstRule = false
+                state.rules.append(.init(rule: rule))
+                if registersRules { state.baseRuleCount = state.rules.count }
+                current = rule.behavior
+            } else {
+                break
+            }
         }
         switch current.kind {
         case .same, .unhandled:
@@ -514,7 +543,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     /// Delivers a lifecycle event to the behavior; returns whether it was handled.
     @discardableResult
-    private func deliver(_ event: LifecycleEvent) throws -> Bool {
+    func deliver(_ event: LifecycleEvent) throws -> Bool {
         let next: Behavior<Message>
         switch behavior.kind {
         case let .receive(_, lifecycle?), let .receiveMessage(_, lifecycle?):
@@ -529,26 +558,19 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         return true
     }
 
-    private func handleSystemMessage(_ message: SystemMessage) {
+    func handleSystemMessage(_ message: SystemMessage) {
         switch message {
         case .start:
             guard case .new = lifecycle else { return }
             lifecycle = .running
-            do {
-                install(try canonicalize(behavior))
-                if case let .stopped(postStop) = behavior.kind {
-                    postStopAction = postStop
-                    beginStopping(failure: nil)
-                }
-            } catch {
-                fail(error)
-            }
+            prepareGuardianSupervision()
+            installInitial(behavior)
         case .stop:
             switch lifecycle {
             case .new:
                 lifecycle = .running
                 beginStopping(failure: nil)
-            case .running:
+            case .running, .restarting:
                 beginStopping(failure: nil)
             case .stopping, .terminated:
                 break
@@ -562,6 +584,11 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         case let .unwatch(watcher):
             _ = context?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
         case let .terminated(ref, failure):
+            if case .restarting = lifecycle, context.watching[ObjectIdentifier(ref)] != nil {
+                // For the new state, once it is built.
+                supervisionState().deferred.append(message)
+                return
+            }
             guard case .running = lifecycle, let context,
                   let watch = context.watching.removeValue(forKey: ObjectIdentifier(ref)) else { return }
             if let customMessage = watch.message {
@@ -583,42 +610,62 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
                     throw DeathPactError(terminated: AnyActorRef(ref))
                 }
             } catch {
-                fail(error)
+                fail(error, message: nil)
             }
         case let .timer(key, generation, message):
             guard case .running = lifecycle, context.timers.shouldDeliver(key: key, generation: generation) else { return }
             handle(message as! Message)
-        case let .childTerminated(child):
+        case let .childTerminated(child, failure, escalated):
             guard let context else { return }
             context.children.remove(child)
-            if case .stopping = lifecycle, context.children.isEmpty {
-                finishTermination()
+            switch lifecycle {
+            case .running:
+                childTerminatedWhileRunning(child, failure: failure, escalated: escalated)
+            case .stopping:
+                if context.children.isEmpty {
+                    finishTermination()
+                } else if managingBehavior != nil, let youngest = context.children.youngest {
+                    // A `Supervisor` stops its children one at a time, newest first.
+                    youngest.sendSystem(.stop)
+                }
+            case .restarting:
+                childTerminatedWhileRestarting()
+            case .new, .terminated:
+                break
             }
+        case let .backoffElapsed(generation):
+            backoffElapsed(generation: generation)
+        case let .childFailed(child, error):
+            managedChildFailed(child, error: error)
+        case .restartStop:
+            restartStopFromParent()
+        case .restartStart:
+            restartStartFromParent()
+        case let .restartStepDone(child):
+            managedChildStepDone(child)
         }
     }
 
     // MARK: Stopping
 
-    /// A handler threw: log, publish, stop. (Supervision will decide here.)
-    @usableFromInline
-    func fail(_ error: any Error) {
-        system.log("actor \(address.path) failed: \(error)")
-        system.publish(.failed(address, error: error))
-        beginStopping(failure: error)
-    }
-
     /// Starts stopping: cancel timers, stop children (newest first); terminate once they have
-    /// all terminated.
-    func beginStopping(failure: (any Error)?) {
+    /// all terminated. With `escalate`, the parent hears of `failure` as `childFailed`.
+    func beginStopping(failure: (any Error)?, escalate: Bool = false) {
         switch lifecycle {
         case .new, .running:
-            lifecycle = .stopping(failure: failure)
+            break
+        case .restarting:
+            cancelPendingRestart()
         case .stopping, .terminated:
             return
         }
+        lifecycle = .stopping(failure: failure, escalate: escalate)
         context.timers.cancelAll()
         if context.children.isEmpty {
             finishTermination()
+        } else if managingBehavior != nil, let youngest = context.children.youngest {
+            // A `Supervisor` stops its children one at a time, newest first, as OTP does.
+            youngest.sendSystem(.stop)
         } else {
             // Newest first, as an OTP supervisor stops its children: deterministic on a
             // TestScheduler, and dependants stop before what they depend on.
@@ -629,7 +676,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     }
 
     private func finishTermination() {
-        guard case let .stopping(failure) = lifecycle else { return }
+        guard case let .stopping(failure, escalate) = lifecycle else { return }
         if !runIsRetained {
             // From the first message this sends on (post-stop handlers, `terminated` to a
             // watching parent, `childTerminated`), the parent may drop the last reference while
@@ -649,18 +696,19 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         isTerminated.store(true, ordering: .releasing)
         roomWaiters?.resumeAll()
 
-        for watcher in context.watchers.values {
+        let parent = self.parent
+        for watcher in context.watchers.values where !(escalate && watcher === parent) {
             watcher.sendSystem(.terminated(self, failure: failure))
         }
+        deadLetterRestartBuffer()
         for watched in context.watching.values {
             watched.target.sendSystem(.unwatch(self))
         }
         context.releaseAfterTermination()
         install(.stopped)
         system.publish(.stopped(address))
-        let parent = self.parent
         self.parent = nil
-        parent?.sendSystem(.childTerminated(self))
+        parent?.sendSystem(.childTerminated(self, failure: failure, escalated: escalate))
     }
 }
 

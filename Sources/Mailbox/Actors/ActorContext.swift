@@ -79,6 +79,7 @@ public final class ActorContext<Message: Sendable> {
         _ behavior: sending Behavior<Child>,
         name: String?,
         props: Props,
+        managed: Bool = false,
         runLoop: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
         guard case .running = cell.lifecycle else {
@@ -94,6 +95,10 @@ public final class ActorContext<Message: Sendable> {
         let child = ActorCell(
             system: system, address: address.child(name, incarnation: system.nextIncarnation()),
             parent: cell, behavior: behavior, props: props, runLoop: runLoop)
+        if managed {
+            // A `Supervisor`'s child: its supervisor decides its failures.
+            child.supervision = SupervisionState(isManaged: true)
+        }
         children.insert(child, named: name)
         system.start(child)
         return ActorRef(child)
@@ -184,14 +189,15 @@ public final class ActorContext<Message: Sendable> {
         do {
             try cell.becomeFromUnstash(behavior)
         } catch {
-            cell.fail(error)
+            cell.fail(error, message: nil)
             return .same
         }
         let messages = stashed
         stashed = []
         for message in messages {
             guard case .running = cell.lifecycle else {
-                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+                // Restarting: kept for the new state; stopping: dead letters.
+                cell.handleWhileNotRunning(message)
                 continue
             }
             cell.handle(message)

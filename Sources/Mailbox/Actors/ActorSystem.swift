@@ -37,6 +37,14 @@ public final class ActorSystem: Sendable {
         /// Receives the system's log lines (actor failures, errors in post-stop); the default
         /// writes them to standard error. `nil` discards them.
         public var logHandler: (@Sendable (String) -> Void)?
+        /// How failures of top-level actors are handled when the actor's own supervision does
+        /// not decide (it has none, none matches, or it escalates). Default: `.stop`, the actor
+        /// stops and the failure is published; the process never crashes. `.escalate` here
+        /// stops the actor and begins shutting the whole system down.
+        public var guardianStrategy: SupervisorStrategy
+        /// Seeds the random factor of back-off delays, so a simulation replays exactly; `nil`
+        /// (the default) uses the system's random number generator.
+        public var randomSeed: UInt64?
 
         /// A configuration with the defaults described on each property.
         public init(
@@ -44,7 +52,9 @@ public final class ActorSystem: Sendable {
             poolWorkerCount: Int = ProcessInfo.processInfo.activeProcessorCount,
             runLength: Int = 64,
             timerScheduler: (any DateScheduler)? = nil,
-            logHandler: (@Sendable (String) -> Void)? = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+            logHandler: (@Sendable (String) -> Void)? = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
+            guardianStrategy: SupervisorStrategy = .stop,
+            randomSeed: UInt64? = nil
         ) {
             precondition(runLength > 0, "runLength must be positive, not \(runLength)")
             self.scheduler = scheduler
@@ -52,6 +62,8 @@ public final class ActorSystem: Sendable {
             self.runLength = runLength
             self.timerScheduler = timerScheduler
             self.logHandler = logHandler
+            self.guardianStrategy = guardianStrategy
+            self.randomSeed = randomSeed
         }
     }
 
@@ -74,6 +86,8 @@ public final class ActorSystem: Sendable {
     let eventBus = EventBus<ActorSystemEvent>()
     private let deadLetterCounter = Atomic<Int>(0)
     private let droppedCounter = Atomic<Int>(0)
+    /// SplitMix64 state for back-off jitter, when `configuration.randomSeed` is set.
+    private let randomState: Atomic<UInt64>
 
     /// Creates a system and, unless the configuration names a scheduler, its pool threads.
     public init(name: String = "mailbox", configuration: Configuration = Configuration()) {
@@ -87,6 +101,18 @@ public final class ActorSystem: Sendable {
             ?? pool
             ?? QueueScheduler(name: "\(name).timers")
         self.guardian = Guardian(address: ActorAddress(system: name, path: "/user", incarnation: 0))
+        self.randomState = Atomic(configuration.randomSeed ?? 0)
+    }
+
+    /// A random number in `0..<1`: from the seeded sequence when `randomSeed` is set.
+    func nextRandomUnit() -> Double {
+        guard configuration.randomSeed != nil else { return Double.random(in: 0..<1) }
+        // SplitMix64: each caller takes the next state atomically.
+        var z = randomState.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
     }
 
     /// Whether `shutdown()` has begun: new spawns throw, actors are stopping.
@@ -317,7 +343,7 @@ final class Guardian: AnyTarget, @unchecked Sendable {
     }
 
     override func sendSystem(_ message: SystemMessage) {
-        guard case let .childTerminated(child) = message else { return }
+        guard case let .childTerminated(child, _, _) = message else { return }
         let waiters: [@Sendable () -> Void] = state.withLockedValue { state in
             state.children.remove(child)
             guard state.children.isEmpty else { return [] }

@@ -10,6 +10,8 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         case lateReply
         /// The message was sent to `ActorSystem.deadLetters` or a ref with no actor behind it.
         case noRecipient
+        /// The recipient was waiting out a restart back-off and its stash was full.
+        case backoffStashFull
 
         public var description: String {
             switch self {
@@ -17,6 +19,7 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
             case let .mailboxFull(policy): return "mailbox full (\(policy))"
             case .lateReply: return "late reply"
             case .noRecipient: return "no recipient"
+            case .backoffStashFull: return "back-off stash full"
             }
         }
     }
@@ -39,8 +42,10 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
     case spawned(ActorAddress)
     /// An actor terminated (stopped, failed, or stopped by its parent or the system).
     case stopped(ActorAddress)
-    /// An actor's handler threw; the actor is stopped unless supervision decides otherwise.
+    /// An actor's handler (or `setup`) threw. Followed by `supervised`, saying what was done.
     case failed(ActorAddress, error: any Error)
+    /// Supervision decided what to do with a failed actor (see `SupervisionDecision`).
+    case supervised(SupervisionDecision)
     /// A message was not delivered: the recipient had terminated, its mailbox was full (a
     /// *drop*), or a reply came too late.
     case deadLetter(DeadLetter)
@@ -52,9 +57,47 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
         case let .spawned(address): return "spawned \(address.path)"
         case let .stopped(address): return "stopped \(address.path)"
         case let .failed(address, error): return "failed \(address.path): \(error)"
+        case let .supervised(decision): return decision.description
         case let .deadLetter(letter): return letter.description
         case let .unhandled(address, message): return "unhandled by \(address.path): \(message)"
         }
+    }
+}
+
+/// What supervision did with one failure of an actor.
+public struct SupervisionDecision: Sendable, CustomStringConvertible {
+    /// Who decided.
+    public enum Decider: Sendable, Equatable {
+        /// A `Behavior.supervise(_:).onFailure(_:)` rule of the actor itself.
+        case actor
+        /// The system's `guardianStrategy` (top-level actors without a deciding rule).
+        case guardian
+        /// The `Supervisor` the actor is a child of.
+        case supervisor
+        /// Nobody: the default for an actor without supervision, stop.
+        case none
+    }
+
+    /// The actor that failed.
+    public let actor: ActorAddress
+    /// What it threw.
+    public let error: any Error
+    /// The message whose handling failed, if the failure came from a message (it is dropped:
+    /// neither retried nor dead-lettered). `nil` for failures in `setup` or lifecycle handlers.
+    public let message: (any Sendable)?
+    /// What was done: `restart` (possibly after a back-off), `resume`, `stop` or `escalate`.
+    /// A restart refused by its limit is reported as the limit's `stop` or `escalate`; a
+    /// `Supervisor`'s child reports `escalate` (the supervisor decides next).
+    public let directive: SupervisorDirective
+    /// Who decided.
+    public let decider: Decider
+    /// The back-off before the restart, for `restartWithBackoff`.
+    public let backoff: Duration?
+
+    public var description: String {
+        var text = "\(actor.path) failed (\(error)): \(directive) by \(decider)"
+        if let backoff { text += " after \(backoff)" }
+        return text
     }
 }
 

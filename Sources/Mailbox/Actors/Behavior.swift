@@ -5,9 +5,10 @@
 /// it did not understand the message (the message is published as unhandled and the behavior
 /// stays). `setup` runs when the actor starts (and, once supervision restarts it, on restart).
 ///
-/// Handlers are synchronous and may throw: a thrown error is a *failure*. A failed actor stops
-/// (its children first), its post-stop handler runs, and the failure is logged and published
-/// on the system's event stream. Async work leaves the handler through
+/// Handlers are synchronous and may throw: a thrown error is a *failure*, handed to
+/// supervision (`Behavior.supervise(_:).onFailure(_:)`: restart, resume, stop or escalate).
+/// Without supervision a failed actor stops (its children first), its post-stop handler runs,
+/// and the failure is logged and published on the system's event stream. Async work leaves the handler through
 /// `ActorContext.pipeToSelf` or `ActorContext.ask`, and its result returns as a message, so a
 /// handler is never re-entered.
 ///
@@ -54,6 +55,8 @@ public struct Behavior<Message: Sendable> {
             lifecycle: ((ActorContext<Message>, LifecycleEvent) throws -> Behavior<Message>)?
         )
         case object(AbstractBehavior<Message>)
+        /// `supervise(_:).onFailure(_:)`: a rule, and the behavior it wraps.
+        case supervised(SupervisionRule<Message>)
     }
 
     @usableFromInline
@@ -145,6 +148,7 @@ extension Behavior: CustomStringConvertible {
         case .setup: return "Behavior.setup"
         case .receive, .receiveMessage: return "Behavior.receive"
         case let .object(object): return "Behavior.object(\(type(of: object)))"
+        case let .supervised(rule): return "Behavior.supervise(\(rule.behavior)).onFailure(\(rule.strategy))"
         }
     }
 }

@@ -15,8 +15,9 @@
 struct ChildRegistry {
     /// The oldest child; each child retains the next younger one.
     private var oldest: AnyTarget?
-    /// The youngest child (retained by its older sibling, or by `oldest`).
-    private unowned(unsafe) var youngest: AnyTarget?
+    /// The youngest child (retained by its older sibling, or by `oldest`); read it only while
+    /// the registry lists it.
+    private(set) unowned(unsafe) var youngest: AnyTarget?
     /// Children with caller-chosen names, by name.
     private var named: [String: AnyTarget] = [:]
 

@@ -154,12 +154,13 @@ struct BehaviorTests {
             switch event {
             case .spawned: return "spawned"
             case .failed: return "failed"
+            case let .supervised(decision): return "\(decision.directive) by \(decision.decider)"
             case .stopped: return "stopped"
             case let .deadLetter(letter): return "dead:\(letter.message)"
             case .unhandled: return "unhandled"
             }
         }
-        #expect(kinds == ["spawned", "failed", "stopped", "dead:3"])
+        #expect(kinds == ["spawned", "failed", "stop by guardian", "stopped", "dead:3"])
         #expect(postStops.values == ["postStop"])
     }
 

@@ -476,7 +476,7 @@ struct ActorsDocTests {
         let cashier = try system.spawn(Behavior<Int>.receiveMessage { _ in throw PaymentDeclined() }, name: "cashier")
         cashier.tell(500)
         scheduler.advance(by: .nanoseconds(0))
-        #expect(lines.all == ["[guide] actor /user/cashier failed: PaymentDeclined()"])
+        #expect(lines.all == ["[guide] actor /user/cashier failed: PaymentDeclined(); stop"])
     }
 
     // MARK: Ask

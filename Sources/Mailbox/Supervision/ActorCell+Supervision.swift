@@ -1,0 +1,438 @@
+import Foundation
+
+/// A behavior that supervises its children itself (`Supervisor`): the cell hands it the
+/// children's failures, restart acknowledgements and terminations.
+protocol ManagingBehavior: AnyObject {
+    func childFailed(_ child: AnyTarget, error: any Error) throws
+    func childStepDone(_ child: AnyTarget) throws
+    func childTerminated(_ child: AnyTarget, failure: (any Error)?) throws
+}
+
+/// Failure handling: deciding, restarting (with limits and back-off), escalating, and a
+/// `Supervisor`'s side of its children's restarts. Everything here runs inside the actor's
+/// mailbox run.
+extension ActorCell {
+    /// The supervision state, created on first use.
+    func supervisionState() -> SupervisionState<Message> {
+        if let supervision { return supervision }
+        let state = SupervisionState<Message>(isManaged: false)
+        supervision = state
+        return state
+    }
+
+    var managingBehavior: (any ManagingBehavior)? {
+        if case let .object(object) = behavior.kind { return object as? any ManagingBehavior }
+        return nil
+    }
+
+    private var isTopLevel: Bool { parent === system.guardian }
+
+    /// At start: a `Supervisor`'s child and a top-level actor under a guardian strategy that
+    /// may restart keep their spawn behavior, which their restarts rebuild.
+    func prepareGuardianSupervision() {
+        if let supervision, supervision.isManaged {
+            supervision.spawnBehavior = behavior
+            return
+        }
+        guard isTopLevel else { return }
+        let strategy = system.configuration.guardianStrategy
+        if case .stop = strategy.kind, strategy.decider == nil { return }
+        let state = supervisionState()
+        state.spawnBehavior = behavior
+        state.guardianRule = .init(rule: SupervisionRule(behavior: behavior, strategy: strategy, matches: { _ in true }))
+    }
+
+    /// Builds the state from `initial` (running its `setup`), as at start and after a restart.
+    func installInitial(_ initial: Behavior<Message>) {
+        do {
+            install(try canonicalize(initial, registersRules: true))
+        } catch {
+            fail(error, message: nil, inSetup: true)
+            return
+        }
+        if case let .stopped(postStop) = behavior.kind {
+            postStopAction = postStop
+            beginStopping(failure: nil)
+        }
+    }
+
+    // MARK: Deciding
+
+    /// A handler (or `setup`) threw: the innermost matching rule decides; without one, a
+    /// `Supervisor` child asks its supervisor, a top-level actor follows the guardian strategy,
+    /// any other actor stops.
+    @usableFromInline
+    func fail(_ error: any Error, message: (any Sendable)?, inSetup: Bool = false) {
+        guard case .running = lifecycle else {
+            system.log("actor \(address.path) failed while not running: \(error)")
+            return
+        }
+        system.publish(.failed(address, error: error))
+        var source: SupervisionState<Message>.Source?
+        var strategy: SupervisorStrategy?
+        if let state = supervision {
+            for index in state.rules.indices.reversed() where state.rules[index].rule.matches(error) {
+                source = .rule(index)
+                strategy = state.rules[index].rule.strategy
+                break
+            }
+        }
+        var directive = strategy?.directive(for: error)
+        var decider: SupervisionDecision.Decider = strategy == nil ? .none : .actor
+        if directive == nil || directive == .escalate {
+            if let state = supervision, state.isManaged {
+                suspendForSupervisor(error, message: message, logging: strategy?.isLoggingEnabled ?? true)
+                return
+            }
+            if isTopLevel {
+                let guardian = system.configuration.guardianStrategy
+                strategy = guardian
+                source = .guardian
+                decider = .guardian
+                directive = guardian.directive(for: error)
+                if directive == .escalate {
+                    publishDecision(error, message, .escalate, decider, logging: guardian.isLoggingEnabled)
+                    beginStopping(failure: error)
+                    system.log("guardian: \(address.path) escalated \(error); shutting the system down")
+                    system.beginShutdown()
+                    return
+                }
+            }
+        }
+        var chosen = directive ?? .stop
+        if inSetup {
+            // Nothing to resume without a state; an unlimited immediate restart of a failing
+            // setup would fail again at once, forever.
+            if chosen == .resume || (chosen == .restart && strategy?.restartsWithoutLimit == true) {
+                chosen = .stop
+            }
+        }
+        let logging = strategy?.isLoggingEnabled ?? true
+        switch chosen {
+        case .resume:
+            publishDecision(error, message, .resume, decider, logging: logging)
+        case .stop:
+            publishDecision(error, message, .stop, decider, logging: logging)
+            beginStopping(failure: error)
+        case .escalate:
+            publishDecision(error, message, .escalate, decider, logging: logging)
+            beginStopping(failure: error, escalate: true)
+        case .restart:
+            guard let source, let strategy else {
+                beginStopping(failure: error)
+                return
+            }
+            switch admitRestart(source, strategy) {
+            case let .allowed(delay):
+                publishDecision(error, message, .restart, decider, backoff: delay, logging: logging)
+                beginRestart(source, strategy: strategy, delay: delay)
+            case let .refused(exceeded):
+                let outcome: SupervisorDirective = exceeded == .escalate && !isTopLevel ? .escalate : .stop
+                publishDecision(error, message, outcome, decider, logging: logging)
+                system.log("actor \(address.path): restart limit of \(strategy) exceeded")
+                beginStopping(failure: error, escalate: outcome == .escalate)
+            }
+        }
+    }
+
+    private func publishDecision(
+        _ error: any Error, _ message: (any Sendable)?, _ directive: SupervisorDirective,
+        _ decider: SupervisionDecision.Decider, backoff: Duration? = nil, logging: Bool
+    ) {
+        if logging {
+            system.log("actor \(address.path) failed: \(error); \(directive)" + (backoff.map { " after \($0)" } ?? ""))
+        }
+        system.publish(.supervised(SupervisionDecision(
+            actor: address, error: error, message: message, directive: directive, decider: decider, backoff: backoff)))
+    }
+
+    private enum Admission {
+        case allowed(backoff: Duration?)
+        case refused(SupervisorStrategy.LimitExceeded)
+    }
+
+    /// Counts a restart against the strategy's limit; the back-off delay if allowed.
+    private func admitRestart(_ source: SupervisionState<Message>.Source, _ strategy: SupervisorStrategy) -> Admission {
+        let now = dateScheduler.currentDate
+        let system = self.system
+        return supervisionState().withActiveRule(source) { active -> Admission in
+            let backoff = strategy.backoff
+            if let backoff, let last = active.lastRestart, now.timeIntervalSince(last) >= backoff.resetAfter.timeInterval {
+                active.consecutive = 0
+            }
+            if let limit = strategy.limit {
+                if let window = limit.window {
+                    // The sliding window: restarts at t >= now - window count, with this one.
+                    let threshold = now.addingTimeInterval(-window.timeInterval)
+                    active.restartTimes.removeAll { $0 < threshold }
+                    if active.restartTimes.count + 1 > limit.maxRestarts { return .refused(limit.whenExceeded) }
+                    active.restartTimes.append(now)
+                } else if active.consecutive + 1 > limit.maxRestarts {
+                    return .refused(limit.whenExceeded)
+                }
+            }
+            let delay = backoff.map { Self.backoffDelay($0, restarts: active.consecutive, random: system.nextRandomUnit()) }
+            active.consecutive += 1
+            return .allowed(backoff: delay)
+        } ?? .allowed(backoff: nil)
+    }
+
+    /// `min(maxBackoff, minBackoff·2ⁿ) · (1 + random·randomFactor)`.
+    static func backoffDelay(_ backoff: SupervisorStrategy.Backoff, restarts: Int, random: Double) -> Duration {
+        let base = min(backoff.maxBackoff.timeInterval, backoff.minBackoff.timeInterval * pow(2, Double(min(restarts, 62))))
+        return .seconds(base * (1 + random * backoff.randomFactor))
+    }
+
+    // MARK: Restarting
+
+    /// First half of a restart: pre-restart, timers, stash, children; then wait for the
+    /// children and the back-off, if any, and rebuild.
+    private func beginRestart(_ source: SupervisionState<Message>.Source, strategy: SupervisorStrategy, delay: Duration?) {
+        let state = supervisionState()
+        var pending = SupervisionState<Message>.PendingRestart(source: source)
+        lifecycle = .restarting
+        stopHalfOfRestart(&pending, stopsChildren: strategy.stopsChildren)
+        if let delay, let backoff = strategy.backoff {
+            let generation = state.nextBackoffGeneration()
+            pending.waitingForBackoff = true
+            pending.stashCapacity = backoff.stashCapacity
+            pending.backoffGeneration = generation
+            pending.backoffTimer = dateScheduler.schedule(after: delay) { [self] in
+                sendSystem(.backoffElapsed(generation: generation))
+            }
+        }
+        state.pending = pending
+        tryCompleteRestart()
+    }
+
+    private func stopHalfOfRestart(_ pending: inout SupervisionState<Message>.PendingRestart, stopsChildren: Bool) {
+        notifyPreRestart()
+        context.timers.cancelAll()
+        let state = supervisionState()
+        state.prepend(context.stashed)
+        context.stashed = []
+        if stopsChildren, !context.children.isEmpty {
+            for child in context.children.inStartOrder.reversed() {
+                // The new state does not hear of the old state's children.
+                context.watching[ObjectIdentifier(child)] = nil
+                child.sendSystem(.stop)
+            }
+            pending.waitingForChildren = true
+        }
+        pending.hasStopped = true
+    }
+
+    /// Delivers `preRestart` to the failed state; what its handler returns is ignored (the
+    /// state is being replaced), and so is what it throws (logged).
+    private func notifyPreRestart() {
+        do {
+            switch behavior.kind {
+            case let .receive(_, lifecycle?), let .receiveMessage(_, lifecycle?):
+                _ = try lifecycle(context, .preRestart)
+            case let .object(object):
+                _ = try object.receiveLifecycle(.preRestart)
+            default:
+                break
+            }
+        } catch {
+            system.log("actor \(address.path) threw in pre-restart: \(error)")
+        }
+    }
+
+    /// Completes the restart if nothing is awaited any more: rebuilds the state, then hands it
+    /// what arrived meanwhile.
+    func tryCompleteRestart() {
+        guard case .restarting = lifecycle, let state = supervision, let pending = state.pending,
+              !pending.waitingForChildren, !pending.waitingForBackoff, !pending.waitingForParent else { return }
+        state.pending = nil
+        lifecycle = .running
+        let now = dateScheduler.currentDate
+        let initial: Behavior<Message>
+        switch pending.source {
+        case let .rule(index):
+            state.rules.removeSubrange((index + 1)...)
+            state.rules[index].lastRestart = now
+            state.baseRuleCount = index + 1
+            initial = state.rules[index].rule.behavior
+        case .guardian:
+            state.rules.removeAll()
+            state.baseRuleCount = 0
+            state.guardianRule?.lastRestart = now
+            initial = state.spawnBehavior!
+        case .parent:
+            state.rules.removeAll()
+            state.baseRuleCount = 0
+            initial = state.spawnBehavior!
+        }
+        if case .parent = pending.source {
+            // Acknowledged before `setup` can fail again: a new failure reaches the supervisor
+            // after the acknowledgement, as a new decision.
+            parent?.sendSystem(.restartStepDone(self))
+        }
+        installInitial(initial)
+        replayAfterRestart()
+    }
+
+    /// Hands the new state the system and user messages kept during the restart, oldest first.
+    /// Not re-entered: a restart completed while replaying leaves the rest to the outer loop.
+    private func replayAfterRestart() {
+        guard let state = supervision, !state.isReplaying else { return }
+        state.isReplaying = true
+        defer { state.isReplaying = false }
+        while case .running = lifecycle, !state.deferred.isEmpty {
+            handleSystemMessage(state.deferred.removeFirst())
+        }
+        while case .running = lifecycle, let message = state.popFirst() {
+            handle(message)
+        }
+    }
+
+    /// A user message taken out of the mailbox during a restart: kept for the new state (up to
+    /// the back-off's stash capacity).
+    func bufferDuringRestart(_ message: Message) {
+        let state = supervisionState()
+        if let capacity = state.pending?.stashCapacity, state.bufferedCount >= capacity {
+            system.publishDeadLetter(message, to: address, reason: .backoffStashFull)
+        } else {
+            state.append(message)
+        }
+    }
+
+    func backoffElapsed(generation: UInt64) {
+        guard case .restarting = lifecycle, let state = supervision, var pending = state.pending,
+              pending.waitingForBackoff, pending.backoffGeneration == generation else { return }
+        pending.waitingForBackoff = false
+        pending.backoffTimer = nil
+        state.pending = pending
+        tryCompleteRestart()
+    }
+
+    func childTerminatedWhileRestarting() {
+        guard let state = supervision, var pending = state.pending, context.children.isEmpty else { return }
+        if pending.waitingForChildren {
+            pending.waitingForChildren = false
+            state.pending = pending
+            if pending.acknowledgesStop {
+                parent?.sendSystem(.restartStepDone(self))
+            }
+        }
+        tryCompleteRestart()
+    }
+
+    /// Stopping in the middle of a restart: the back-off timer is cancelled.
+    func cancelPendingRestart() {
+        supervision?.pending?.backoffTimer?.dispose()
+        supervision?.pending = nil
+    }
+
+    /// At termination: what a restart had kept becomes dead letters.
+    func deadLetterRestartBuffer() {
+        guard let state = supervision else { return }
+        for message in state.removeAllBuffered() {
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        }
+        state.deferred = []
+    }
+
+    // MARK: Children
+
+    /// A child terminated while this actor runs: an escalated failure is delivered as
+    /// `childFailed` (unhandled, it fails this actor with the same error); a `Supervisor`
+    /// hears of every termination.
+    func childTerminatedWhileRunning(_ child: AnyTarget, failure: (any Error)?, escalated: Bool) {
+        do {
+            if escalated, let failure {
+                context.watching[ObjectIdentifier(child)] = nil
+                if try !deliver(.childFailed(AnyActorRef(child), error: failure)) {
+                    throw failure
+                }
+            } else if let managing = managingBehavior {
+                try managing.childTerminated(child, failure: failure)
+            }
+        } catch {
+            fail(error, message: nil)
+        }
+    }
+
+    // MARK: A Supervisor's child
+
+    /// No rule of this `Supervisor` child decided: suspend (messages are kept) and ask the
+    /// supervisor.
+    private func suspendForSupervisor(_ error: any Error, message: (any Sendable)?, logging: Bool) {
+        publishDecision(error, message, .escalate, .supervisor, logging: logging)
+        let state = supervisionState()
+        var pending = SupervisionState<Message>.PendingRestart(source: .parent)
+        pending.waitingForParent = true
+        lifecycle = .restarting
+        context.timers.cancelAll()
+        state.prepend(context.stashed)
+        context.stashed = []
+        state.pending = pending
+        parent?.sendSystem(.childFailed(self, error: error))
+    }
+
+    /// The supervisor restarts this actor: stop half (pre-restart, timers, children), then
+    /// acknowledge once the children are gone. A stopping or terminated actor does not answer:
+    /// its supervisor hears of its termination instead.
+    func restartStopFromParent() {
+        let state = supervisionState()
+        var pending: SupervisionState<Message>.PendingRestart
+        switch lifecycle {
+        case .running:
+            pending = .init(source: .parent)
+            lifecycle = .restarting
+        case .restarting:
+            pending = state.pending ?? .init(source: .parent)
+            if case .parent = pending.source {} else {
+                // Its own rule was restarting it (say, after a back-off): the supervisor's
+                // restart replaces that one.
+                pending.backoffTimer?.dispose()
+                pending = .init(source: .parent, waitingForChildren: pending.waitingForChildren, hasStopped: pending.hasStopped)
+            }
+        case .new, .stopping, .terminated:
+            return
+        }
+        pending.waitingForParent = true
+        pending.acknowledgesStop = true
+        if !pending.hasStopped {
+            stopHalfOfRestart(&pending, stopsChildren: true)
+        }
+        state.pending = pending
+        if !pending.waitingForChildren {
+            parent?.sendSystem(.restartStepDone(self))
+        }
+    }
+
+    /// The supervisor restarts this actor: start half (rebuild from the spawn behavior).
+    func restartStartFromParent() {
+        guard case .restarting = lifecycle, let state = supervision, var pending = state.pending,
+              case .parent = pending.source else { return }
+        pending.waitingForParent = false
+        state.pending = pending
+        tryCompleteRestart()
+    }
+
+    // MARK: A Supervisor's side
+
+    func managedChildFailed(_ child: AnyTarget, error: any Error) {
+        guard case .running = lifecycle, context.children.contains(child) else { return }
+        guard let managing = managingBehavior else {
+            child.sendSystem(.stop)
+            return
+        }
+        do {
+            try managing.childFailed(child, error: error)
+        } catch {
+            fail(error, message: nil)
+        }
+    }
+
+    func managedChildStepDone(_ child: AnyTarget) {
+        guard case .running = lifecycle, let managing = managingBehavior else { return }
+        do {
+            try managing.childStepDone(child)
+        } catch {
+            fail(error, message: nil)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// An actor's supervision state: its rules with their restart counts, and a restart in
+/// progress. Allocated only for actors that need it (a `supervise` rule, a `Supervisor`'s child,
+/// or a top-level actor under a guardian strategy that can restart), so that an unsupervised
+/// actor pays one pointer.
+///
+/// Touched only inside the actor's mailbox run (and by its parent before the actor starts).
+final class SupervisionState<Message: Sendable> {
+    /// A rule in force, with what it has counted.
+    struct ActiveRule {
+        let rule: SupervisionRule<Message>
+        /// Restarts inside the current window (`restart(limit:within:)`), oldest first.
+        var restartTimes: [Date] = []
+        /// Consecutive restarts since the last reset (back-off, and `withMaxRestarts`).
+        var consecutive = 0
+        /// When the last restart completed (for resetting the back-off).
+        var lastRestart: Date?
+    }
+
+    /// Where a restart comes from, and therefore what it rebuilds.
+    enum Source {
+        /// The actor's rule at this index rebuilds its own behavior.
+        case rule(Int)
+        /// The guardian strategy rebuilds the spawn behavior.
+        case guardian
+        /// The managing `Supervisor` rebuilds the spawn behavior.
+        case parent
+    }
+
+    struct PendingRestart {
+        let source: Source
+        /// Children were told to stop; the restart completes when they have terminated.
+        var waitingForChildren = false
+        /// The back-off timer has not fired yet.
+        var waitingForBackoff = false
+        /// A `Supervisor`'s child waits for `restartStart`.
+        var waitingForParent = false
+        /// A `Supervisor`'s child answers `restartStepDone` once its children are gone.
+        var acknowledgesStop = false
+        /// Whether the stop half of the restart (pre-restart, timers, children) has run.
+        var hasStopped = false
+        /// Messages arriving now are stashed up to this bound (back-off), else dead letters.
+        var stashCapacity: Int?
+        var backoffGeneration: UInt64 = 0
+        var backoffTimer: (any Disposable)?
+    }
+
+    /// Outermost first; the innermost matching rule decides.
+    var rules: [ActiveRule] = []
+    /// Rules registered when the actor started or restarted; rules met later (a handler
+    /// returning a supervised behavior) replace each other after these.
+    var baseRuleCount = 0
+    /// The behavior the actor was spawned with, rebuilt by guardian or `Supervisor` restarts.
+    var spawnBehavior: Behavior<Message>?
+    /// The guardian strategy's counts, for a top-level actor.
+    var guardianRule: ActiveRule?
+    /// Whether a `Supervisor` decides this actor's failures.
+    let isManaged: Bool
+
+    var pending: PendingRestart?
+    private var backoffGenerations: UInt64 = 0
+    /// Messages taken out of the mailbox while restarting, and the stash of the failed
+    /// incarnation: handled first, in order, once the restart completes.
+    private var buffer: [Message] = []
+    private var bufferHead = 0
+    /// System messages (`terminated` of watched actors) that arrived while restarting.
+    var deferred: [SystemMessage] = []
+    /// Set while the kept messages are handed to the new state (see `replayAfterRestart`).
+    var isReplaying = false
+
+    init(isManaged: Bool) {
+        self.isManaged = isManaged
+    }
+
+    var bufferedCount: Int { buffer.count - bufferHead }
+
+    func nextBackoffGeneration() -> UInt64 {
+        backoffGenerations += 1
+        return backoffGenerations
+    }
+
+    /// Puts `messages` before everything buffered (a failed incarnation's stash).
+    func prepend(_ messages: [Message]) {
+        guard !messages.isEmpty else { return }
+        buffer = messages + buffer[bufferHead...]
+        bufferHead = 0
+    }
+
+    func append(_ message: Message) {
+        buffer.append(message)
+    }
+
+    func popFirst() -> Message? {
+        guard bufferHead < buffer.count else {
+            if bufferHead > 0 {
+                buffer.removeAll(keepingCapacity: true)
+                bufferHead = 0
+            }
+            return nil
+        }
+        let message = buffer[bufferHead]
+        bufferHead += 1
+        return message
+    }
+
+    /// Everything buffered, oldest first; the buffer is left empty.
+    func removeAllBuffered() -> ArraySlice<Message> {
+        defer {
+            buffer = []
+            bufferHead = 0
+        }
+        return buffer[bufferHead...]
+    }
+
+    /// The rule counts of `source`, mutated in place.
+    func withActiveRule<Result>(_ source: Source, _ body: (inout ActiveRule) -> Result) -> Result? {
+        switch source {
+        case let .rule(index):
+            guard rules.indices.contains(index) else { return nil }
+            return body(&rules[index])
+        case .guardian:
+            guard guardianRule != nil else { return nil }
+            return body(&guardianRule!)
+        case .parent:
+            return nil
+        }
+    }
+}
