@@ -43,16 +43,31 @@ extension ActorCell {
     }
 
     /// Builds the state from `initial` (running its `setup`), as at start and after a restart.
+    ///
+    /// A `Supervisor`'s child then tells its supervisor that it has started (so that the
+    /// supervisor starts the next child only now, as OTP does) — before reporting a failure of
+    /// that `setup`. A child that is itself a `Supervisor` tells once its own children have
+    /// started.
     func installInitial(_ initial: Behavior<Message>) {
         do {
             install(try canonicalize(initial, registersRules: true))
         } catch {
+            acknowledgeStartIfManaged()
             fail(error, message: nil, inSetup: true)
             return
+        }
+        if managingBehavior == nil {
+            acknowledgeStartIfManaged()
         }
         if case let .stopped(postStop) = behavior.kind {
             postStopAction = postStop
             beginStopping(failure: nil)
+        }
+    }
+
+    func acknowledgeStartIfManaged() {
+        if let supervision, supervision.isManaged {
+            parent?.sendSystem(.restartStepDone(self))
         }
     }
 
@@ -263,11 +278,6 @@ extension ActorCell {
             state.rules.removeAll()
             state.baseRuleCount = 0
             initial = state.spawnBehavior!
-        }
-        if case .parent = pending.source {
-            // Acknowledged before `setup` can fail again: a new failure reaches the supervisor
-            // after the acknowledgement, as a new decision.
-            parent?.sendSystem(.restartStepDone(self))
         }
         installInitial(initial)
         replayAfterRestart()

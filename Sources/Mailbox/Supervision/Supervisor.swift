@@ -25,6 +25,9 @@ import Foundation
 /// - Restart types: `permanent` children are always restarted, `transient` ones only after a
 ///   failure, `temporary` ones never (a temporary child that fails or is stopped, or that a
 ///   strategy would restart, is stopped and forgotten).
+/// - Children start one at a time, in order: the supervisor spawns the next child once the
+///   previous one's `setup` has run (for a child that is a supervisor, once its own children
+///   have started).
 /// - A child that *terminated* (it stopped itself, or was stopped from outside) and must be
 ///   restarted is spawned again from its specification: a new actor with the same name and a
 ///   new ref. Find it with `SupervisorMessage.whichChildren`.
@@ -169,16 +172,20 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
     private var awaiting: AnyTarget?
     /// Failures and terminations that arrived during a restart, handled after it.
     private var queued: [Pending] = []
+    /// This supervisor is itself a `Supervisor`'s child: it tells its parent it has started
+    /// once its own children have started.
+    private var owesStartAcknowledgement: Bool
 
     init(context: ActorContext<SupervisorMessage>, strategy: Supervisor.Strategy, intensity: Int, period: Duration, specs: [ChildSpec]) throws {
         self.strategy = strategy
         self.intensity = intensity
         self.period = period
         self.entries = specs.map { Entry(spec: $0) }
+        self.owesStartAcknowledgement = context.cell.supervision?.isManaged == true
         super.init(context: context)
-        for index in entries.indices {
-            entries[index].target = try entries[index].spec.start(context)
-        }
+        // One at a time, in order: each child's `setup` runs before the next child is spawned.
+        steps = specs.map { .start($0.id) }
+        try runSteps()
     }
 
     override func receive(_ message: SupervisorMessage) throws -> Behavior<SupervisorMessage> {
@@ -302,12 +309,18 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
                 guard let index = index(id: id) else { continue }
                 entries[index].epoch += 1
                 if let target = entries[index].target {
-                    awaiting = target
                     target.sendSystem(.restartStart)
+                    awaiting = target
                 } else {
-                    entries[index].target = try entries[index].spec.start(context)
+                    let target = try entries[index].spec.start(context)
+                    entries[index].target = target
+                    awaiting = target
                 }
             }
+        }
+        if owesStartAcknowledgement, !isRestarting {
+            owesStartAcknowledgement = false
+            context.cell.parent?.sendSystem(.restartStepDone(context.cell))
         }
         while !isRestarting, !queued.isEmpty {
             switch queued.removeFirst() {
