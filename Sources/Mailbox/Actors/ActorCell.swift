@@ -88,6 +88,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     let isTerminated = Atomic<Bool>(false)
     @usableFromInline
     let overflow: OverflowPolicy
+    /// Set by a run that leaves user messages queued because the actor is waiting out a
+    /// restart (see `park()`); the next system message's sender schedules the next run.
+    @usableFromInline
+    let isParked = Atomic<Bool>(false)
     /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
     /// whoever schedules a run to that run, like the rest of the consumer's state (see
     /// `scheduleRun`).
@@ -257,11 +261,15 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         while true {
             Unmanaged<SystemMessageNode>.fromOpaque(node).takeUnretainedValue().next = head
             let (exchanged, original) = systemMessages.compareExchange(
-                expected: head, desired: node, successOrdering: .releasing, failureOrdering: .relaxed)
+                expected: head, desired: node, successOrdering: .sequentiallyConsistent, failureOrdering: .relaxed)
             if exchanged { break }
             head = original
         }
         activate()
+        // A run parked with user messages queued (see `park()`): this message wakes it.
+        if isParked.load(ordering: .sequentiallyConsistent), isParked.exchange(false, ordering: .sequentiallyConsistent) {
+            scheduleRun()
+        }
     }
 
     @inlinable
@@ -359,8 +367,13 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
         // Read before the activation is released: `scheduleRun` sets it for the next run.
         let wasRetained = runIsRetained
+        let parks = isParkingForRestart
         if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
-            scheduleRun()
+            if parks {
+                park()
+            } else {
+                scheduleRun()
+            }
         }
         return wasRetained
     }
@@ -368,8 +381,30 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @inlinable
     final var isAcceptingUserMessages: Bool {
         switch lifecycle {
-        case .running, .stopping, .restarting: return true
+        case .running, .stopping: return true
+        case .restarting: return isBufferingDuringRestart
         case .new, .terminated: return false
+        }
+    }
+
+    /// Whether this run leaves the user messages queued: a restart waits for children or for a
+    /// `Supervisor`'s decision, and user messages wait in the mailbox (not copied aside).
+    @inlinable
+    final var isParkingForRestart: Bool {
+        if case .restarting = lifecycle { return !isBufferingDuringRestart }
+        return false
+    }
+
+    /// Ends a run that leaves user messages queued without scheduling another: the sender of
+    /// the next system message does (`sendSystem`). Store-buffer pattern with `sendSystem`'s
+    /// push then check: either this sees the system message, or the sender sees the flag; the
+    /// one that wins the exchange schedules the run.
+    @usableFromInline
+    func park() {
+        isParked.store(true, ordering: .sequentiallyConsistent)
+        if systemMessages.load(ordering: .sequentiallyConsistent) != nil,
+           isParked.exchange(false, ordering: .sequentiallyConsistent) {
+            scheduleRun()
         }
     }
 

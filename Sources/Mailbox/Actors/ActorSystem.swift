@@ -242,8 +242,10 @@ public final class ActorSystem: Sendable {
         eventBus.publish(.deadLetter(DeadLetter(recipient: recipient, message: message, reason: reason)))
     }
 
-    func log(_ line: String) {
-        configuration.logHandler?("[\(name)] \(line)")
+    /// Writes `line` to the log handler; the line is not even built when there is none.
+    func log(_ line: @autoclosure () -> String) {
+        guard let logHandler = configuration.logHandler else { return }
+        logHandler("[\(name)] \(line())")
     }
 
     // MARK: Shutdown

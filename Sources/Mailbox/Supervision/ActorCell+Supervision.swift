@@ -83,7 +83,7 @@ extension ActorCell {
             return
         }
         system.publish(.failed(address, error: error))
-        var source: SupervisionState<Message>.Source?
+        var source: RestartSource?
         var strategy: SupervisorStrategy?
         if let state = supervision {
             for index in state.rules.indices.reversed() where state.rules[index].rule.matches(error) {
@@ -167,7 +167,7 @@ extension ActorCell {
     }
 
     /// Counts a restart against the strategy's limit; the back-off delay if allowed.
-    private func admitRestart(_ source: SupervisionState<Message>.Source, _ strategy: SupervisorStrategy) -> Admission {
+    private func admitRestart(_ source: RestartSource, _ strategy: SupervisorStrategy) -> Admission {
         let now = dateScheduler.currentDate
         let system = self.system
         return supervisionState().withActiveRule(source) { active -> Admission in
@@ -178,10 +178,9 @@ extension ActorCell {
             if let limit = strategy.limit {
                 if let window = limit.window {
                     // The sliding window: restarts at t >= now - window count, with this one.
-                    let threshold = now.addingTimeInterval(-window.timeInterval)
-                    active.restartTimes.removeAll { $0 < threshold }
-                    if active.restartTimes.count + 1 > limit.maxRestarts { return .refused(limit.whenExceeded) }
-                    active.restartTimes.append(now)
+                    if !active.window.admit(at: now, window: window, limit: limit.maxRestarts) {
+                        return .refused(limit.whenExceeded)
+                    }
                 } else if active.consecutive + 1 > limit.maxRestarts {
                     return .refused(limit.whenExceeded)
                 }
@@ -202,9 +201,9 @@ extension ActorCell {
 
     /// First half of a restart: pre-restart, timers, stash, children; then wait for the
     /// children and the back-off, if any, and rebuild.
-    private func beginRestart(_ source: SupervisionState<Message>.Source, strategy: SupervisorStrategy, delay: Duration?) {
+    private func beginRestart(_ source: RestartSource, strategy: SupervisorStrategy, delay: Duration?) {
         let state = supervisionState()
-        var pending = SupervisionState<Message>.PendingRestart(source: source)
+        var pending = PendingRestart(source: source)
         lifecycle = .restarting
         stopHalfOfRestart(&pending, stopsChildren: strategy.stopsChildren)
         if let delay, let backoff = strategy.backoff {
@@ -220,7 +219,7 @@ extension ActorCell {
         tryCompleteRestart()
     }
 
-    private func stopHalfOfRestart(_ pending: inout SupervisionState<Message>.PendingRestart, stopsChildren: Bool) {
+    private func stopHalfOfRestart(_ pending: inout PendingRestart, stopsChildren: Bool) {
         notifyPreRestart()
         context.timers.cancelAll()
         let state = supervisionState()
@@ -297,7 +296,15 @@ extension ActorCell {
         }
     }
 
-    /// A user message taken out of the mailbox during a restart: kept for the new state (up to
+    /// Whether user messages are taken out of the mailbox during this restart: during a
+    /// back-off they are stashed (up to a bound); otherwise the run parks and they wait in the
+    /// mailbox.
+    @usableFromInline
+    var isBufferingDuringRestart: Bool {
+        supervision?.pending?.stashCapacity != nil
+    }
+
+    /// A user message taken out of the mailbox during a back-off: kept for the new state (up to
     /// the back-off's stash capacity).
     func bufferDuringRestart(_ message: Message) {
         let state = supervisionState()
@@ -371,7 +378,7 @@ extension ActorCell {
     private func suspendForSupervisor(_ error: any Error, message: (any Sendable)?, logging: Bool) {
         publishDecision(error, message, .escalate, .supervisor, logging: logging)
         let state = supervisionState()
-        var pending = SupervisionState<Message>.PendingRestart(source: .parent)
+        var pending = PendingRestart(source: .parent)
         pending.waitingForParent = true
         lifecycle = .restarting
         context.timers.cancelAll()
@@ -386,7 +393,7 @@ extension ActorCell {
     /// its supervisor hears of its termination instead.
     func restartStopFromParent() {
         let state = supervisionState()
-        var pending: SupervisionState<Message>.PendingRestart
+        var pending: PendingRestart
         switch lifecycle {
         case .running:
             pending = .init(source: .parent)

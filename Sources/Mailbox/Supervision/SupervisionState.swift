@@ -10,40 +10,12 @@ final class SupervisionState<Message: Sendable> {
     /// A rule in force, with what it has counted.
     struct ActiveRule {
         let rule: SupervisionRule<Message>
-        /// Restarts inside the current window (`restart(limit:within:)`), oldest first.
-        var restartTimes: [Date] = []
+        /// Restarts inside the current window (`restart(limit:within:)`).
+        var window = RestartWindow()
         /// Consecutive restarts since the last reset (back-off, and `withMaxRestarts`).
         var consecutive = 0
         /// When the last restart completed (for resetting the back-off).
         var lastRestart: Date?
-    }
-
-    /// Where a restart comes from, and therefore what it rebuilds.
-    enum Source {
-        /// The actor's rule at this index rebuilds its own behavior.
-        case rule(Int)
-        /// The guardian strategy rebuilds the spawn behavior.
-        case guardian
-        /// The managing `Supervisor` rebuilds the spawn behavior.
-        case parent
-    }
-
-    struct PendingRestart {
-        let source: Source
-        /// Children were told to stop; the restart completes when they have terminated.
-        var waitingForChildren = false
-        /// The back-off timer has not fired yet.
-        var waitingForBackoff = false
-        /// A `Supervisor`'s child waits for `restartStart`.
-        var waitingForParent = false
-        /// A `Supervisor`'s child answers `restartStepDone` once its children are gone.
-        var acknowledgesStop = false
-        /// Whether the stop half of the restart (pre-restart, timers, children) has run.
-        var hasStopped = false
-        /// Messages arriving now are stashed up to this bound (back-off), else dead letters.
-        var stashCapacity: Int?
-        var backoffGeneration: UInt64 = 0
-        var backoffTimer: (any Disposable)?
     }
 
     /// Outermost first; the innermost matching rule decides.
@@ -114,7 +86,7 @@ final class SupervisionState<Message: Sendable> {
     }
 
     /// The rule counts of `source`, mutated in place.
-    func withActiveRule<Result>(_ source: Source, _ body: (inout ActiveRule) -> Result) -> Result? {
+    func withActiveRule<Result>(_ source: RestartSource, _ body: (inout ActiveRule) -> Result) -> Result? {
         switch source {
         case let .rule(index):
             guard rules.indices.contains(index) else { return nil }
@@ -127,3 +99,57 @@ final class SupervisionState<Message: Sendable> {
         }
     }
 }
+
+/// The restarts inside a sliding window, oldest first (times never decrease, so expired ones
+/// leave from the front in amortised O(1)).
+struct RestartWindow {
+    private var times: [Date] = []
+    private var head = 0
+
+    var count: Int { times.count - head }
+
+    /// Counts a restart at `now` if, with the restarts at `t >= now - window`, it makes at most
+    /// `limit`; returns whether it was counted.
+    mutating func admit(at now: Date, window: Duration, limit: Int) -> Bool {
+        let threshold = now.addingTimeInterval(-window.timeInterval)
+        while head < times.count, times[head] < threshold { head += 1 }
+        if head > 32, head * 2 > times.count {
+            times.removeFirst(head)
+            head = 0
+        }
+        guard count + 1 <= limit else { return false }
+        times.append(now)
+        return true
+    }
+}
+
+// Not nested in the generic state: non-generic types need no metadata look-ups at run time.
+
+/// Where a restart comes from, and therefore what it rebuilds.
+enum RestartSource {
+    /// The actor's rule at this index rebuilds its own behavior.
+    case rule(Int)
+    /// The guardian strategy rebuilds the spawn behavior.
+    case guardian
+    /// The managing `Supervisor` rebuilds the spawn behavior.
+    case parent
+}
+
+struct PendingRestart {
+    let source: RestartSource
+    /// Children were told to stop; the restart completes when they have terminated.
+    var waitingForChildren = false
+    /// The back-off timer has not fired yet.
+    var waitingForBackoff = false
+    /// A `Supervisor`'s child waits for `restartStart`.
+    var waitingForParent = false
+    /// A `Supervisor`'s child answers `restartStepDone` once its children are gone.
+    var acknowledgesStop = false
+    /// Whether the stop half of the restart (pre-restart, timers, children) has run.
+    var hasStopped = false
+    /// Messages arriving now are stashed up to this bound (back-off), else dead letters.
+    var stashCapacity: Int?
+    var backoffGeneration: UInt64 = 0
+    var backoffTimer: (any Disposable)?
+}
+

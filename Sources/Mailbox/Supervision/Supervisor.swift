@@ -84,10 +84,15 @@ public struct ChildSpec: Sendable {
     public let id: String
     /// When the child is restarted.
     public let restart: Restart
+    @usableFromInline
     let start: @Sendable (ActorContext<SupervisorMessage>) throws -> AnyTarget
 
     /// A child started with `behavior()` (called again for each new actor, not for restarts in
     /// place, which rebuild the behavior's `setup`).
+    ///
+    /// Call it with a concrete message type where you can: the child's mailbox run is then
+    /// compiled specialised for that type in your module.
+    @inlinable
     public init<Message: Sendable>(
         id: String, restart: Restart = .permanent, props: Props = Props(),
         _ behavior: @escaping @Sendable () -> Behavior<Message>
@@ -166,7 +171,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
     private let intensity: Int
     private let period: Duration
     private var entries: [Entry]
-    private var restartTimes: [Date] = []
+    private var restartWindow = RestartWindow()
     /// The restart in progress: steps left, and the child whose acknowledgement is awaited.
     private var steps: [Step] = []
     private var awaiting: AnyTarget?
@@ -175,6 +180,10 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
     /// This supervisor is itself a `Supervisor`'s child: it tells its parent it has started
     /// once its own children have started.
     private var owesStartAcknowledgement: Bool
+    /// Until every child has started, questions wait here (as OTP's `start_link` returns only
+    /// then, nobody sees a half-started tree).
+    private var isStarting = true
+    private var questionsDuringStart: [SupervisorMessage] = []
 
     init(context: ActorContext<SupervisorMessage>, strategy: Supervisor.Strategy, intensity: Int, period: Duration, specs: [ChildSpec]) throws {
         self.strategy = strategy
@@ -189,13 +198,21 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
     }
 
     override func receive(_ message: SupervisorMessage) throws -> Behavior<SupervisorMessage> {
+        if isStarting {
+            questionsDuringStart.append(message)
+            return .same
+        }
+        answer(message)
+        return .same
+    }
+
+    private func answer(_ message: SupervisorMessage) {
         switch message {
         case let .whichChildren(replyTo):
             replyTo.tell(entries.map { SupervisedChild(id: $0.spec.id, ref: $0.target.map(AnyActorRef.init), restart: $0.spec.restart) })
         case let .child(id, replyTo):
             replyTo.tell(entries.first { $0.spec.id == id }?.target.map(AnyActorRef.init))
         }
-        return .same
     }
 
     private var isRestarting: Bool { awaiting != nil || !steps.isEmpty }
@@ -279,11 +296,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
 
     /// Counts a restart in the sliding window; throws when it is one too many.
     private func countRestart(failure: any Error) throws {
-        let now = context.scheduler.currentDate
-        let threshold = now.addingTimeInterval(-period.timeInterval)
-        restartTimes.removeAll { $0 < threshold }
-        restartTimes.append(now)
-        if restartTimes.count > intensity {
+        if !restartWindow.admit(at: context.scheduler.currentDate, window: period, limit: intensity) {
             steps = []
             throw SupervisorIntensityError(supervisor: context.address, intensity: intensity, period: period, lastFailure: failure)
         }
@@ -318,9 +331,14 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
                 }
             }
         }
-        if owesStartAcknowledgement, !isRestarting {
-            owesStartAcknowledgement = false
-            context.cell.parent?.sendSystem(.restartStepDone(context.cell))
+        if isStarting, !isRestarting {
+            isStarting = false
+            if owesStartAcknowledgement {
+                owesStartAcknowledgement = false
+                context.cell.parent?.sendSystem(.restartStepDone(context.cell))
+            }
+            for question in questionsDuringStart { answer(question) }
+            questionsDuringStart = []
         }
         while !isRestarting, !queued.isEmpty {
             switch queued.removeFirst() {
