@@ -12,12 +12,19 @@ let package = Package(
     name: "Mailbox",
     products: [
         .library(name: "Mailbox", targets: ["Mailbox"]),
+        .library(name: "MailboxTestKit", targets: ["MailboxTestKit"]),
         .executable(name: "mailbox-bench", targets: ["MailboxBenchmarks"]),
     ],
     targets: [
         .target(
             name: "Mailbox",
             path: "Sources/Mailbox",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MailboxTestKit",
+            dependencies: ["Mailbox"],
+            path: "Sources/MailboxTestKit",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -30,6 +37,12 @@ let package = Package(
             name: "MailboxTests",
             dependencies: ["Mailbox"],
             path: "Tests/MailboxTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MailboxTestKitTests",
+            dependencies: ["Mailbox", "MailboxTestKit"],
+            path: "Tests/MailboxTestKitTests",
             swiftSettings: strictSettings
         ),
     ],

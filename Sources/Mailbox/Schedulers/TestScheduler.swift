@@ -98,6 +98,13 @@ public final class TestScheduler: DateScheduler {
         state.withLockedValue { $0.queue.count }
     }
 
+    /// Virtual time from `startDate` at which the earliest waiting action is due (possibly a
+    /// cancelled one not yet discarded), or `nil` when nothing waits. For the test kit's probes,
+    /// which advance to the next action instead of jumping to a deadline.
+    package var nextActionElapsed: Duration? {
+        state.withLockedValue { $0.queue.first.map { .nanoseconds($0.due) } }
+    }
+
     /// Schedules `action` at the current virtual instant; it runs on the next advance (or in the
     /// current one, after the actions already due, if scheduled from an action).
     ///
