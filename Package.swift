@@ -40,6 +40,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "FaultInjectionTests",
+            dependencies: ["Mailbox", "MailboxTestKit"],
+            path: "Tests/FaultInjectionTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MailboxTestKitTests",
             dependencies: ["Mailbox", "MailboxTestKit"],
             path: "Tests/MailboxTestKitTests",

@@ -42,7 +42,8 @@ public final class Simulation {
     public init(seed: UInt64, name: String = "simulation", runLength: Int = 64, logHandler: (@Sendable (String) -> Void)? = nil) {
         self.seed = seed
         self.scheduler = TestScheduler()
-        self.system = ActorSystem(name: name, configuration: .init(scheduler: scheduler, runLength: runLength, logHandler: logHandler))
+        self.system = ActorSystem(name: name, configuration: .init(
+            scheduler: scheduler, runLength: runLength, logHandler: logHandler, randomSeed: SeededRandom.mix(seed)))
         // A stream of its own, so that a plan built from the seed does not mirror `random`.
         self.random = SeededRandom(seed: SeededRandom.mix(seed ^ 0x5EED_5EED_5EED_5EED))
     }
