@@ -83,15 +83,22 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     // Declared here, after the 33-byte behavior, they fill the bytes it leaves before the next
     // word instead of padding to words of their own (16 bytes less per actor).
 
-    /// Set once, when the actor has terminated; senders then dead-letter directly.
+    /// Flags shared with senders, in one byte: `terminatedFlag` (set once, when the actor has
+    /// terminated; senders then dead-letter directly) and `parkedFlag` (see `park()`).
     @usableFromInline
-    let isTerminated = Atomic<Bool>(false)
+    let flags = Atomic<UInt8>(0)
+    @usableFromInline
+    static var terminatedFlag: UInt8 { 1 }
+    @usableFromInline
+    static var parkedFlag: UInt8 { 2 }
+
+    /// Whether the actor has terminated.
+    @inlinable
+    final func isTerminated() -> Bool {
+        flags.load(ordering: .acquiring) & Self.terminatedFlag != 0
+    }
     @usableFromInline
     let overflow: OverflowPolicy
-    /// Set by a run that leaves user messages queued because the actor is waiting out a
-    /// restart (see `park()`); the next system message's sender schedules the next run.
-    @usableFromInline
-    let isParked = Atomic<Bool>(false)
     /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
     /// whoever schedules a run to that run, like the rest of the consumer's state (see
     /// `scheduleRun`).
@@ -141,8 +148,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         /// Between a failure and the rebuilt state (see `SupervisionState.pending`): user
         /// messages are taken out of the mailbox and kept for the new state.
         case restarting
-        /// `escalate`: the parent hears of the failure as `childFailed`.
-        case stopping(failure: (any Error)?, escalate: Bool)
+        /// The parent hears of `failure` as `childFailed` if `supervision.isEscalating`.
+        case stopping(failure: (any Error)?)
         case terminated
     }
 
@@ -195,7 +202,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// `tell`, inlinable so that a sender's module runs it specialised for `Message`.
     @inlinable
     final func tellCell(_ message: Message) -> TellResult {
-        if isTerminated.load(ordering: .acquiring) {
+        if isTerminated() {
             return refuseTerminated(message)
         }
         if capacity != .max, let refused = reserveRoom(for: message) {
@@ -232,7 +239,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             return
         }
         while true {
-            if isTerminated.load(ordering: .acquiring) {
+            if isTerminated() {
                 system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
                 throw SendError(recipient: address, reason: .recipientTerminated)
             }
@@ -243,7 +250,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             }
             userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
             try await roomWaiters.wait { [self] in
-                userCount.load(ordering: .sequentiallyConsistent) < capacity || isTerminated.load(ordering: .sequentiallyConsistent)
+                userCount.load(ordering: .sequentiallyConsistent) < capacity || flags.load(ordering: .sequentiallyConsistent) & Self.terminatedFlag != 0
             }
         }
     }
@@ -251,7 +258,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// Delivers a timer's message (from the timer's scheduler thread) as a system message, so
     /// it is never dropped by a full mailbox and can be discarded if its timer was cancelled.
     func tellTimer(key: TimerKey, generation: UInt64, message: Message) {
-        if isTerminated.load(ordering: .acquiring) { return }
+        if isTerminated() { return }
         sendSystem(.timer(key: key, generation: generation, message: message))
     }
 
@@ -267,9 +274,14 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
         activate()
         // A run parked with user messages queued (see `park()`): this message wakes it.
-        if isParked.load(ordering: .sequentiallyConsistent), isParked.exchange(false, ordering: .sequentiallyConsistent) {
+        if flags.load(ordering: .sequentiallyConsistent) & Self.parkedFlag != 0, unpark() {
             scheduleRun()
         }
+    }
+
+    /// Clears the parked flag; whether this call cleared it (and so must schedule the run).
+    func unpark() -> Bool {
+        flags.bitwiseAnd(~Self.parkedFlag, ordering: .sequentiallyConsistent).oldValue & Self.parkedFlag != 0
     }
 
     @inlinable
@@ -292,7 +304,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     func scheduleRun() {
         if let pool {
-            if isTerminated.load(ordering: .acquiring) {
+            if isTerminated() {
                 runIsRetained = true
                 pool.enqueue(Unmanaged.passRetained(self))
             } else {
@@ -401,9 +413,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// one that wins the exchange schedules the run.
     @usableFromInline
     func park() {
-        isParked.store(true, ordering: .sequentiallyConsistent)
-        if systemMessages.load(ordering: .sequentiallyConsistent) != nil,
-           isParked.exchange(false, ordering: .sequentiallyConsistent) {
+        flags.bitwiseOr(Self.parkedFlag, ordering: .sequentiallyConsistent)
+        if systemMessages.load(ordering: .sequentiallyConsistent) != nil, unpark() {
             scheduleRun()
         }
     }
@@ -694,7 +705,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         case .stopping, .terminated:
             return
         }
-        lifecycle = .stopping(failure: failure, escalate: escalate)
+        if escalate { supervisionState().isEscalating = true }
+        lifecycle = .stopping(failure: failure)
         context.timers.cancelAll()
         if context.children.isEmpty {
             finishTermination()
@@ -711,7 +723,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     }
 
     private func finishTermination() {
-        guard case let .stopping(failure, escalate) = lifecycle else { return }
+        guard case let .stopping(failure) = lifecycle else { return }
+        let escalate = supervision?.isEscalating ?? false
         if !runIsRetained {
             // From the first message this sends on (post-stop handlers, `terminated` to a
             // watching parent, `childTerminated`), the parent may drop the last reference while
@@ -728,7 +741,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         postStopAction?()
         postStopAction = nil
         lifecycle = .terminated
-        isTerminated.store(true, ordering: .releasing)
+        flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
         roomWaiters?.resumeAll()
 
         let parent = self.parent

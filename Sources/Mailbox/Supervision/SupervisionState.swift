@@ -40,6 +40,8 @@ final class SupervisionState<Message: Sendable> {
     var deferred: [SystemMessage] = []
     /// Set while the kept messages are handed to the new state (see `replayAfterRestart`).
     var isReplaying = false
+    /// The actor is stopping to escalate its failure: its parent hears of it as `childFailed`.
+    var isEscalating = false
 
     init(isManaged: Bool) {
         self.isManaged = isManaged

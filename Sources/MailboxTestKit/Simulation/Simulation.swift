@@ -117,6 +117,9 @@ public final class Simulation {
             selected = Array(seeds)
         }
         for seed in selected {
+            // A run of thousands of seeds is synchronous work on the cooperative pool: let
+            // other tasks (other tests) run between seeds.
+            await Task.yield()
             let simulation = Simulation(seed: seed, name: Self.systemName(name))
             var bodyError: (any Error)?
             do {

@@ -54,7 +54,7 @@ struct ReviewRegressionTests {
             system.beginShutdown()
             #expect(await finished.wait(timeout: 30))
             leaked += spawned.withLockedValue { refs in
-                refs.filter { !unsafeDowncast($0.target, to: ActorCell<Int>.self).isTerminated.load(ordering: .acquiring) }.count
+                refs.filter { !unsafeDowncast($0.target, to: ActorCell<Int>.self).isTerminated() }.count
             }
         }
         #expect(leaked == 0, "top-level actors spawned during beginShutdown and never stopped: \(leaked)")
