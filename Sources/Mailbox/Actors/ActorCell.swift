@@ -63,7 +63,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
     /// it tells time, otherwise the system's timer scheduler.
     var dateScheduler: any DateScheduler {
-        (scheduler as? any DateScheduler) ?? system.timerScheduler
+        // The pool tells time: no protocol-conformance look-up for the common case.
+        if let pool { return pool }
+        return (scheduler as? any DateScheduler) ?? system.timerScheduler
     }
 
     override var askScheduler: any DateScheduler { dateScheduler }
@@ -457,18 +459,23 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     func runSystemMessages() -> Int {
         var handled = 0
         while let top = systemMessages.exchange(nil, ordering: .acquiring) {
-            // The stack is newest first: reverse it.
-            var messages: [SystemMessage] = []
+            // The stack is newest first: reverse its links in place (no array), then handle
+            // oldest first, releasing each node after its message.
+            var oldest: UnsafeMutableRawPointer?
             var node: UnsafeMutableRawPointer? = top
             while let current = node {
-                let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
-                messages.append(box.message)
+                let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeUnretainedValue()
                 node = box.next
+                box.next = oldest
+                oldest = current
             }
-            for message in messages.reversed() {
-                handleSystemMessage(message)
+            node = oldest
+            while let current = node {
+                let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
+                node = box.next
+                handleSystemMessage(box.message)
+                handled += 1
             }
-            handled += messages.count
         }
         return handled
     }
@@ -687,6 +694,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             restartStopFromParent()
         case .restartStart:
             restartStartFromParent()
+        case .restartNow:
+            restartStopFromParent(thenStart: true)
         case let .restartStepDone(child):
             managedChildStepDone(child)
         }
@@ -707,7 +716,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
         if escalate { supervisionState().isEscalating = true }
         lifecycle = .stopping(failure: failure)
-        context.timers.cancelAll()
+        context.cancelAllTimers()
         if context.children.isEmpty {
             finishTermination()
         } else if managingBehavior != nil, let youngest = context.children.youngest {

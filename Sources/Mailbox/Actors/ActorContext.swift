@@ -28,7 +28,20 @@ public final class ActorContext<Message: Sendable> {
     }
 
     /// The actor's timers; all are cancelled when the actor stops.
-    public private(set) lazy var timers = TimerScheduler(cell: cell)
+    public var timers: TimerScheduler<Message> {
+        if let timerStorage { return timerStorage }
+        let timers = TimerScheduler(cell: cell)
+        timerStorage = timers
+        return timers
+    }
+
+    /// Created on first use of `timers`.
+    private var timerStorage: TimerScheduler<Message>?
+
+    /// Cancels every timer, if any was ever started (without creating the timer scheduler).
+    func cancelAllTimers() {
+        timerStorage?.cancelAll()
+    }
 
     init(cell: ActorCell<Message>, stashCapacity: Int) {
         self.cell = cell
@@ -232,7 +245,7 @@ public final class ActorContext<Message: Sendable> {
     }
 
     func releaseAfterTermination() {
-        timers.cancelAll()
+        cancelAllTimers()
         children.removeAll()
         watchers = [:]
         watching = [:]

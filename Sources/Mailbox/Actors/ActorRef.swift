@@ -241,6 +241,8 @@ enum SystemMessage {
     /// From a `Supervisor` to its child: second half of a restart; rebuild the state from the
     /// spawn behavior, then answer `restartStepDone`.
     case restartStart
+    /// From a `Supervisor` to a child it restarts alone: both halves, one answer.
+    case restartNow
     /// To a `Supervisor`: a child finished a `restartStop` or `restartStart`.
     case restartStepDone(AnyTarget)
 }

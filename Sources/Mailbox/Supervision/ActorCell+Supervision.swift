@@ -1,13 +1,5 @@
 import Foundation
 
-/// A behavior that supervises its children itself (`Supervisor`): the cell hands it the
-/// children's failures, restart acknowledgements and terminations.
-protocol ManagingBehavior: AnyObject {
-    func childFailed(_ child: AnyTarget, error: any Error) throws
-    func childStepDone(_ child: AnyTarget) throws
-    func childTerminated(_ child: AnyTarget, failure: (any Error)?) throws
-}
-
 /// Failure handling: deciding, restarting (with limits and back-off), escalating, and a
 /// `Supervisor`'s side of its children's restarts. Everything here runs inside the actor's
 /// mailbox run.
@@ -20,9 +12,11 @@ extension ActorCell {
         return state
     }
 
-    var managingBehavior: (any ManagingBehavior)? {
-        if case let .object(object) = behavior.kind { return object as? any ManagingBehavior }
-        return nil
+    /// The behavior, if it is a `Supervisor`: the cell hands it its children's failures,
+    /// restart acknowledgements and terminations. (A class cast: cheaper than asking for a
+    /// protocol conformance.)
+    var managingBehavior: SupervisorBehavior? {
+        supervision?.managing
     }
 
     private var isTopLevel: Bool { parent === system.guardian }
@@ -221,10 +215,12 @@ extension ActorCell {
 
     private func stopHalfOfRestart(_ pending: inout PendingRestart, stopsChildren: Bool) {
         notifyPreRestart()
-        context.timers.cancelAll()
+        context.cancelAllTimers()
         let state = supervisionState()
-        state.prepend(context.stashed)
-        context.stashed = []
+        if !context.stashed.isEmpty {
+            state.prepend(context.stashed)
+            context.stashed = []
+        }
         if stopsChildren, !context.children.isEmpty {
             for child in context.children.inStartOrder.reversed() {
                 // The new state does not hear of the old state's children.
@@ -259,22 +255,24 @@ extension ActorCell {
         guard case .restarting = lifecycle, let state = supervision, let pending = state.pending,
               !pending.waitingForChildren, !pending.waitingForBackoff, !pending.waitingForParent else { return }
         state.pending = nil
+        // A `Supervisor` being rebuilt registers its new self.
+        state.managing = nil
         lifecycle = .running
         let now = dateScheduler.currentDate
         let initial: Behavior<Message>
         switch pending.source {
         case let .rule(index):
-            state.rules.removeSubrange((index + 1)...)
+            if index + 1 < state.rules.count { state.rules.removeSubrange((index + 1)...) }
             state.rules[index].lastRestart = now
             state.baseRuleCount = index + 1
             initial = state.rules[index].rule.behavior
         case .guardian:
-            state.rules.removeAll()
+            if !state.rules.isEmpty { state.rules.removeAll() }
             state.baseRuleCount = 0
             state.guardianRule?.lastRestart = now
             initial = state.spawnBehavior!
         case .parent:
-            state.rules.removeAll()
+            if !state.rules.isEmpty { state.rules.removeAll() }
             state.baseRuleCount = 0
             initial = state.spawnBehavior!
         }
@@ -345,6 +343,7 @@ extension ActorCell {
     /// At termination: what a restart had kept becomes dead letters.
     func deadLetterRestartBuffer() {
         guard let state = supervision else { return }
+        state.managing = nil
         for message in state.removeAllBuffered() {
             system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
         }
@@ -381,17 +380,20 @@ extension ActorCell {
         var pending = PendingRestart(source: .parent)
         pending.waitingForParent = true
         lifecycle = .restarting
-        context.timers.cancelAll()
-        state.prepend(context.stashed)
-        context.stashed = []
+        context.cancelAllTimers()
+        if !context.stashed.isEmpty {
+            state.prepend(context.stashed)
+            context.stashed = []
+        }
         state.pending = pending
         parent?.sendSystem(.childFailed(self, error: error))
     }
 
     /// The supervisor restarts this actor: stop half (pre-restart, timers, children), then
-    /// acknowledge once the children are gone. A stopping or terminated actor does not answer:
-    /// its supervisor hears of its termination instead.
-    func restartStopFromParent() {
+    /// acknowledge once the children are gone — or, `thenStart`, go on with the start half
+    /// and acknowledge only that. A stopping or terminated actor does not answer: its
+    /// supervisor hears of its termination instead.
+    func restartStopFromParent(thenStart: Bool = false) {
         let state = supervisionState()
         var pending: PendingRestart
         switch lifecycle {
@@ -409,13 +411,15 @@ extension ActorCell {
         case .new, .stopping, .terminated:
             return
         }
-        pending.waitingForParent = true
-        pending.acknowledgesStop = true
+        pending.waitingForParent = !thenStart
+        pending.acknowledgesStop = !thenStart
         if !pending.hasStopped {
             stopHalfOfRestart(&pending, stopsChildren: true)
         }
         state.pending = pending
-        if !pending.waitingForChildren {
+        if thenStart {
+            tryCompleteRestart()
+        } else if !pending.waitingForChildren {
             parent?.sendSystem(.restartStepDone(self))
         }
     }

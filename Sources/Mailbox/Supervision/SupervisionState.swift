@@ -7,6 +7,8 @@ import Foundation
 ///
 /// Touched only inside the actor's mailbox run (and by its parent before the actor starts).
 final class SupervisionState<Message: Sendable> {
+    // Exclusivity is not checked at run time: like the cell's consumer state, this is touched
+    // only inside the actor's mailbox run, one at a time.
     /// A rule in force, with what it has counted.
     struct ActiveRule {
         let rule: SupervisionRule<Message>
@@ -19,29 +21,44 @@ final class SupervisionState<Message: Sendable> {
     }
 
     /// Outermost first; the innermost matching rule decides.
+    @exclusivity(unchecked)
     var rules: [ActiveRule] = []
     /// Rules registered when the actor started or restarted; rules met later (a handler
     /// returning a supervised behavior) replace each other after these.
+    @exclusivity(unchecked)
     var baseRuleCount = 0
     /// The behavior the actor was spawned with, rebuilt by guardian or `Supervisor` restarts.
+    @exclusivity(unchecked)
     var spawnBehavior: Behavior<Message>?
     /// The guardian strategy's counts, for a top-level actor.
+    @exclusivity(unchecked)
     var guardianRule: ActiveRule?
     /// Whether a `Supervisor` decides this actor's failures.
     let isManaged: Bool
 
+    @exclusivity(unchecked)
     var pending: PendingRestart?
+    @exclusivity(unchecked)
     private var backoffGenerations: UInt64 = 0
     /// Messages taken out of the mailbox while restarting, and the stash of the failed
     /// incarnation: handled first, in order, once the restart completes.
+    @exclusivity(unchecked)
     private var buffer: [Message] = []
+    @exclusivity(unchecked)
     private var bufferHead = 0
     /// System messages (`terminated` of watched actors) that arrived while restarting.
+    @exclusivity(unchecked)
     var deferred: [SystemMessage] = []
     /// Set while the kept messages are handed to the new state (see `replayAfterRestart`).
+    @exclusivity(unchecked)
     var isReplaying = false
     /// The actor is stopping to escalate its failure: its parent hears of it as `childFailed`.
+    @exclusivity(unchecked)
     var isEscalating = false
+    /// The actor's behavior when it is a `Supervisor` (registered by it; cleared when the
+    /// actor terminates or restarts): saves matching the behavior on every child event.
+    @exclusivity(unchecked)
+    var managing: SupervisorBehavior?
 
     init(isManaged: Bool) {
         self.isManaged = isManaged

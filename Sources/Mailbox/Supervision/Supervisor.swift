@@ -148,8 +148,8 @@ extension AnyActorRef {
 }
 
 /// The `Supervisor` behavior. Runs inside its actor; the cell hands it its children's
-/// failures, restart acknowledgements and terminations (`ManagingBehavior`).
-final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBehavior {
+/// failures, restart acknowledgements and terminations (`ActorCell.managingBehavior`).
+final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
     private struct Entry {
         let spec: ChildSpec
         var target: AnyTarget?
@@ -160,6 +160,8 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
     private enum Step {
         case stop(String)
         case start(String)
+        /// A live child restarted alone: both halves in one exchange.
+        case restartInPlace(String)
     }
 
     private enum Pending {
@@ -192,6 +194,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
         self.entries = specs.map { Entry(spec: $0) }
         self.owesStartAcknowledgement = context.cell.supervision?.isManaged == true
         super.init(context: context)
+        context.cell.supervisionState().managing = self
         // One at a time, in order: each child's `setup` runs before the next child is spawned.
         steps = specs.map { .start($0.id) }
         try runSteps()
@@ -225,7 +228,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
         entries.firstIndex { $0.spec.id == id }
     }
 
-    // MARK: ManagingBehavior
+    // MARK: Called by the cell
 
     func childFailed(_ child: AnyTarget, error: any Error) throws {
         guard let index = index(of: child) else {
@@ -289,8 +292,13 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
         case .allForOne: set = entries[...]
         case .restForOne: set = entries[index...]
         }
-        steps = set.reversed().map { .stop($0.spec.id) }
-            + set.filter { $0.spec.restart != .temporary || $0.spec.id == spec.id }.map { .start($0.spec.id) }
+        if set.count == 1, !hasTerminated, entries[index].target != nil {
+            // Nothing to order: one exchange instead of two.
+            steps = [.restartInPlace(spec.id)]
+        } else {
+            steps = set.reversed().map { .stop($0.spec.id) }
+                + set.filter { $0.spec.restart != .temporary || $0.spec.id == spec.id }.map { .start($0.spec.id) }
+        }
         try runSteps()
     }
 
@@ -318,6 +326,11 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage>, ManagingBeh
                     awaiting = target
                     target.sendSystem(.restartStop)
                 }
+            case let .restartInPlace(id):
+                guard let index = index(id: id), let target = entries[index].target else { continue }
+                entries[index].epoch += 1
+                target.sendSystem(.restartNow)
+                awaiting = target
             case let .start(id):
                 guard let index = index(id: id) else { continue }
                 entries[index].epoch += 1
