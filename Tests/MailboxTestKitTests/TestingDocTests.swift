@@ -145,6 +145,44 @@ func tally() -> Behavior<TallyMessage> {
         }
     }
 
+    @Test func supervisionUnderTest() throws {
+        let scheduler = TestScheduler()
+        let system = ActorSystem(name: "docs", configuration: .init(scheduler: scheduler, logHandler: nil))
+
+        let flakyInjector = FaultInjector(plan: FaultPlan(seed: 7).failing(FaultPlan.handler, .atHit(2)))   // the 2nd message fails
+        let decisions = try TestProbe<SupervisorDirective>(system: system)
+        system.observeEvents { event in
+            if case let .supervised(decision) = event { decisions.ref.tell(decision.directive) }
+        }
+        let results = try TestProbe<Int>(system: system)
+        let supervised = try system.spawn(
+            .supervise(worker(flakyInjector, reportTo: results.ref)).onFailure(.restart(limit: 3, within: .seconds(1))),
+            name: "supervised")
+        for n in 1 ... 3 { supervised.tell(n) }
+        try results.expectMessage(1)
+        try decisions.expectMessage(.restart)     // message 2 failed: a restart, and message 2 is dropped
+        try results.expectMessage(3)              // the new state handles the rest; same ref, same mailbox
+        #expect(flakyInjector.hits(FaultPlan.setup) == 2)
+        // flakyInjector.hits(FaultPlan.setup) == 2: the start and the restart
+        try decisions.expectNoMessage(for: .seconds(1))
+        #expect(supervised.tell(4) == .enqueued)
+    }
+
+    @Test func supervisionUnderTest_simulation() async throws {
+        let lossless = Recorded([Bool]())
+        try await Simulation.run("restarts", seeds: 0 ..< 50) { sim in
+            let injector = FaultInjector(plan: sim.faultPlan().failing(FaultPlan.handler, .withProbability(0.2)))
+            let handled = try sim.probe(Int.self)
+            let ref = try sim.system.spawn(.supervise(worker(injector, reportTo: handled.ref)).onFailure(.restart), name: "worker")
+            for n in 1 ... 20 { ref.tell(n) }
+            sim.settle()
+            lossless.append(handled.queuedMessages.count + injector.failures(FaultPlan.handler) == 20)
+            // handled.queuedMessages.count + injector.failures(FaultPlan.handler) == 20
+        }
+        #expect(lossless.snapshot.count == 50)
+        #expect(lossless.snapshot.allSatisfy { $0 })
+    }
+
     @Test func docHasTheSupervisionPlaceholderSection() throws {
         let markdown = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/Testing.md"), encoding: .utf8)
         #expect(markdown.contains("\n## Supervision under test\n"))
@@ -155,7 +193,7 @@ func tally() -> Behavior<TallyMessage> {
         let tests = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let testLines = tests.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let snippets = Self.swiftSnippets(of: markdown)
-        #expect(snippets.count == 12, "docs/Testing.md gained or lost a snippet: add or remove its test")
+        #expect(snippets.count == 14, "docs/Testing.md gained or lost a snippet: add or remove its test")
         for snippet in snippets {
             var searchFrom = testLines.startIndex
             for line in snippet {
