@@ -198,10 +198,15 @@ public enum LifecycleEvent: Sendable {
     /// The actor has stopped and its children have stopped; delivered once, after which only
     /// a `Behavior.stopped(postStop:)` closure runs.
     case postStop
-    /// The actor is about to be restarted by its supervisor.
+    /// The actor's state is about to be replaced by a restart (see `docs/Supervision.md`):
+    /// delivered once, to the failed state, before timers are cancelled and children stopped.
+    /// What the handler returns is ignored.
     case preRestart
     /// A watched actor has terminated. Delivered exactly once per watch.
     case terminated(AnyActorRef)
-    /// A watched child failed and terminated; delivered instead of `terminated`.
+    /// A child failed and terminated: delivered instead of `terminated` to a parent watching
+    /// it, and to every parent when the child's supervision escalated the failure (then,
+    /// unhandled, it fails the parent with the same error; for a merely watched child, an
+    /// unhandled event fails the parent with `DeathPactError`).
     case childFailed(AnyActorRef, error: any Error)
 }

@@ -276,6 +276,9 @@ extension ActorCell {
             state.baseRuleCount = 0
             initial = state.spawnBehavior!
         }
+        // The failed state is gone (it had its `preRestart`): if the new `setup` throws, no
+        // lifecycle event reaches the old state again.
+        install(Behavior(.empty))
         installInitial(initial)
         replayAfterRestart()
     }

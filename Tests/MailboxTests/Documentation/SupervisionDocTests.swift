@@ -278,10 +278,8 @@ struct SupervisionDocTests {
         let limited = try system.spawn(.supervise(fragile(log: log)).onFailure(.restart(limit: 3, within: .seconds(10))), name: "limited")
         limited.tell(.glitch)
         scheduler.advance(by: .nanoseconds(0))
-        // log.all == ["setup", "job started", "job restarting", "setup", "job restarting", "setup",
-        //             "job restarting", "setup", "job stopped"]
-        #expect(log.all == ["setup", "job started", "job restarting", "setup", "job restarting", "setup",
-                            "job restarting", "setup", "job stopped"])
+        // log.all == ["setup", "job started", "job restarting", "setup", "setup", "setup"]
+        #expect(log.all == ["setup", "job started", "job restarting", "setup", "setup", "setup"])
         // decisions.all == ["limited: restart by actor", "limited: restart by actor",
         //                   "limited: restart by actor", "limited: stop by actor"]
         #expect(decisions.all == ["limited: restart by actor", "limited: restart by actor",
