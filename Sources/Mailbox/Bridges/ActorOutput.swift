@@ -56,7 +56,7 @@ extension ActorSystem {
         name: String,
         props: Props = Props(),
         output: Output.Type,
-        _ makeBehavior: (ActorOutput<Output>) -> sending Behavior<Message>
+        _ makeBehavior: @Sendable (ActorOutput<Output>) -> Behavior<Message>
     ) throws -> (ref: ActorRef<Message>, output: Signal<Output, Never>) {
         let (signal, input) = Signal<Output, Never>.pipe()
         let ref = try spawn(makeBehavior(ActorOutput(input: input)), name: name, props: props)
@@ -76,7 +76,7 @@ extension ActorContext {
         name: String,
         props: Props = Props(),
         output: Output.Type,
-        _ makeBehavior: (ActorOutput<Output>) -> sending Behavior<Child>
+        _ makeBehavior: @Sendable (ActorOutput<Output>) -> Behavior<Child>
     ) throws -> (ref: ActorRef<Child>, output: Signal<Output, Never>) {
         let (signal, input) = Signal<Output, Never>.pipe()
         let ref = try spawn(makeBehavior(ActorOutput(input: input)), name: name, props: props)

@@ -53,7 +53,7 @@ extension ActorSystem {
         name: String,
         props: Props = Props(),
         initialState: State,
-        _ makeBehavior: (ActorState<State>) -> sending Behavior<Message>
+        _ makeBehavior: @Sendable (ActorState<State>) -> Behavior<Message>
     ) throws -> (ref: ActorRef<Message>, state: Property<State>) {
         let box = _PropertyBox(initialState)
         let ref = try spawn(makeBehavior(ActorState(box: box)), name: name, props: props)
@@ -70,7 +70,7 @@ extension ActorContext {
         name: String,
         props: Props = Props(),
         initialState: State,
-        _ makeBehavior: (ActorState<State>) -> sending Behavior<Child>
+        _ makeBehavior: @Sendable (ActorState<State>) -> Behavior<Child>
     ) throws -> (ref: ActorRef<Child>, state: Property<State>) {
         let box = _PropertyBox(initialState)
         let ref = try spawn(makeBehavior(ActorState(box: box)), name: name, props: props)
