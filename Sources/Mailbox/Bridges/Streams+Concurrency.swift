@@ -1,7 +1,7 @@
 // Swift concurrency bridges: streams as `AsyncSequence`s, `async` first value, and producers
 // and signals built from an `AsyncSequence`.
 //
-// Buffering: a stream pushes, an `AsyncSequence` is pulled; between the two sits the
+// Buffering: a stream pushes, an `AsyncSequence` is pulled; between the two sits an
 // `AsyncStream` buffer. It is bounded by default (`streamBufferLimit` values, the newest kept)
 // so a slow consumer of a fast stream cannot grow memory without bound; pass another
 // `bufferingPolicy` to choose (`.unbounded` only when you mean it).
@@ -10,159 +10,138 @@
 /// (`values`): beyond it the oldest buffered values are dropped and the newest kept.
 public let streamBufferLimit = 1_024
 
-// MARK: - Signal → AsyncSequence
+// MARK: - Stream → AsyncSequence
 
-extension Signal where Value: Sendable, Error == Never {
-    /// The signal's values as an `AsyncStream`, for `for await value in signal.values`.
-    ///
-    /// Observes the signal when accessed (values sent before are missed: the signal is hot);
-    /// the sequence ends when the signal terminates. Buffers at most `streamBufferLimit`
-    /// values a slow consumer has not taken yet, dropping the oldest; see
-    /// `values(bufferingPolicy:)`. Cancelling the iterating task (or dropping the sequence)
-    /// ends the observation.
-    public var values: AsyncStream<Value> {
-        values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
+/// A stream's values as an `AsyncSequence` whose error is the stream's: `for await` when
+/// `Failure` is `Never`, `for try await` otherwise (throwing the stream's typed error).
+///
+/// Made by `Signal.values` and `SignalProducer.values`: the observation (or run) starts when
+/// the sequence is made, and values the consumer has not taken yet wait in a buffer — bounded
+/// by default (`streamBufferLimit` values, the newest kept). Iterate it once: it is backed by
+/// an `AsyncThrowingStream`, which has a single consumer. Cancelling the iterating task, or
+/// dropping the sequence, ends the observation (a producer's run is interrupted).
+public struct StreamValues<Element: Sendable, Failure: Swift.Error>: AsyncSequence, Sendable {
+    let base: AsyncThrowingStream<Element, any Swift.Error>
+
+    /// Iterates the buffered values.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Element, any Swift.Error>.Iterator
+
+        /// The next value, or `nil` once the stream completed or was interrupted.
+        ///
+        /// - Throws: The stream's error, if it failed.
+        public mutating func next() async throws(Failure) -> Element? {
+            do { return try await base.next() } catch { throw error as! Failure }
+        }
+
+        /// The next value, or `nil` once the stream completed or was interrupted, resuming on
+        /// `actor`.
+        ///
+        /// - Throws: The stream's error, if it failed.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(Failure) -> Element? {
+            do { return try await base.next(isolation: actor) } catch { throw error as! Failure }
+        }
     }
 
-    /// The signal's values as an `AsyncStream` with the given buffer; see `values`.
-    public func values(bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy) -> AsyncStream<Value> {
-        AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
-            let detach = self.observe { event in
-                if case let .value(value) = event {
-                    continuation.yield(value)
-                } else {
-                    continuation.finish()
+    /// An iterator over the values; make only one.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator())
+    }
+
+    /// The buffer between a stream and its consumer.
+    public typealias BufferingPolicy = AsyncThrowingStream<Element, any Swift.Error>.Continuation.BufferingPolicy
+
+    /// A sequence fed by `attach`, which gets the event sink and returns what to dispose when
+    /// the consumer goes away.
+    init(bufferingPolicy: BufferingPolicy, attach: (_ send: @escaping @Sendable (Event<Element, Failure>) -> Void) -> (any Disposable)?) {
+        base = AsyncThrowingStream(bufferingPolicy: bufferingPolicy) { continuation in
+            let detach = SerialDisposable()
+            continuation.onTermination = { _ in detach.dispose() }
+            detach.inner = attach { event in
+                switch event {
+                case let .value(value): continuation.yield(value)
+                case let .failed(error): continuation.finish(throwing: error)
+                case .completed, .interrupted: continuation.finish()
                 }
             }
-            continuation.onTermination = { _ in detach?.dispose() }
-            if detach == nil { continuation.finish() }
         }
     }
 }
 
 extension Signal where Value: Sendable {
-    /// The signal's values as an `AsyncThrowingStream`, for
-    /// `for try await value in signal.values`: it ends when the signal completes or is
-    /// interrupted, and throws the signal's error when it fails. Buffering and cancellation as
-    /// for the non-failing `values`.
-    public var values: AsyncThrowingStream<Value, any Swift.Error> {
-        values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
-    }
-
-    /// The signal's values as an `AsyncThrowingStream` with the given buffer; see `values`.
-    public func values(bufferingPolicy: AsyncThrowingStream<Value, any Swift.Error>.Continuation.BufferingPolicy) -> AsyncThrowingStream<Value, any Swift.Error> {
-        AsyncThrowingStream(bufferingPolicy: bufferingPolicy) { continuation in
-            let detach = self.observe { event in
-                switch event {
-                case let .value(value): continuation.yield(value)
-                case let .failed(error): continuation.finish(throwing: error)
-                case .completed, .interrupted: continuation.finish()
-                }
-            }
-            continuation.onTermination = { _ in detach?.dispose() }
-            if detach == nil { continuation.finish() }
-        }
-    }
-}
-
-// MARK: - SignalProducer → async
-
-extension SignalProducer where Value: Sendable, Error == Never {
-    /// Starts one run when accessed and returns its values as an `AsyncStream`; the sequence
-    /// ends when the run terminates. Cancelling the iterating task (or dropping the sequence)
-    /// interrupts the run. Buffers at most `streamBufferLimit` values (the newest kept); see
-    /// `values(bufferingPolicy:)`.
-    public var values: AsyncStream<Value> {
-        values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
-    }
-
-    /// One run's values as an `AsyncStream` with the given buffer; see `values`.
-    public func values(bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy) -> AsyncStream<Value> {
-        AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
-            let run = SerialDisposable()
-            continuation.onTermination = { _ in run.dispose() }
-            run.inner = self.start { event in
-                if case let .value(value) = event {
-                    continuation.yield(value)
-                } else {
-                    continuation.finish()
-                }
-            }
-        }
-    }
-
-    /// Starts one run and returns its first value, then interrupts the run; `nil` if the run
-    /// completed (or was interrupted) without a value.
+    /// The signal's values as an `AsyncSequence`: `for await value in signal.values` (or
+    /// `for try await` if the signal can fail: the loop throws the signal's error).
     ///
-    /// Suspends, never blocks a thread. Cancelling the waiting task interrupts the run and
-    /// returns `nil`.
-    public func first() async -> Value? {
-        try? await _first()
+    /// Observes the signal when accessed (values sent before are missed: the signal is hot);
+    /// the sequence ends when the signal completes or is interrupted. Buffers at most
+    /// `streamBufferLimit` values the consumer has not taken yet, dropping the oldest; see
+    /// `values(bufferingPolicy:)`. Cancelling the iterating task (or dropping the sequence)
+    /// detaches from the signal.
+    public var values: StreamValues<Value, Error> {
+        values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
+    }
+
+    /// The signal's values as an `AsyncSequence` with the given buffer; see `values`.
+    public func values(bufferingPolicy: StreamValues<Value, Error>.BufferingPolicy) -> StreamValues<Value, Error> {
+        StreamValues(bufferingPolicy: bufferingPolicy) { send in
+            let detach = self.observe { send($0) }
+            if detach == nil { send(.interrupted) }
+            return detach
+        }
     }
 }
 
 extension SignalProducer where Value: Sendable {
-    /// Starts one run when accessed and returns its values as an `AsyncThrowingStream` that
-    /// throws the run's error if it fails. Buffering and cancellation as for the non-failing
-    /// `values`.
-    public var values: AsyncThrowingStream<Value, any Swift.Error> {
+    /// Starts one run when accessed and returns its values as an `AsyncSequence`
+    /// (`for await`, or `for try await` if the producer can fail); the sequence ends when the
+    /// run terminates. Cancelling the iterating task (or dropping the sequence) interrupts the
+    /// run. Buffers at most `streamBufferLimit` values (the newest kept); see
+    /// `values(bufferingPolicy:)`.
+    public var values: StreamValues<Value, Error> {
         values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
     }
 
-    /// One run's values as an `AsyncThrowingStream` with the given buffer; see `values`.
-    public func values(bufferingPolicy: AsyncThrowingStream<Value, any Swift.Error>.Continuation.BufferingPolicy) -> AsyncThrowingStream<Value, any Swift.Error> {
-        AsyncThrowingStream(bufferingPolicy: bufferingPolicy) { continuation in
-            let run = SerialDisposable()
-            continuation.onTermination = { _ in run.dispose() }
-            run.inner = self.start { event in
-                switch event {
-                case let .value(value): continuation.yield(value)
-                case let .failed(error): continuation.finish(throwing: error)
-                case .completed, .interrupted: continuation.finish()
-                }
-            }
+    /// One run's values as an `AsyncSequence` with the given buffer; see `values`.
+    public func values(bufferingPolicy: StreamValues<Value, Error>.BufferingPolicy) -> StreamValues<Value, Error> {
+        StreamValues(bufferingPolicy: bufferingPolicy) { send in
+            self.start { send($0) }
         }
     }
 
     /// Starts one run and returns its first value, then interrupts the run.
     ///
-    /// `try await producer.first()` suspends (never blocks a thread) until the first value or
-    /// the run's end. (The blocking `first()` of the synchronous world is chosen outside
-    /// `async` code.)
+    /// `try await producer.first()` (`await` alone when the producer cannot fail) suspends —
+    /// it never blocks a thread — until the first value or the run's end. Outside `async` code
+    /// the blocking `first()` is chosen instead.
     ///
-    /// - Returns: The first value, or `nil` if the run completed or was interrupted first.
-    /// - Throws: The run's error if it failed before sending a value; `CancellationError` if
-    ///   the waiting task was cancelled (the run is then interrupted).
-    public func first() async throws -> Value? {
-        try await _first()
-    }
-
-    func _first() async throws -> Value? {
+    /// - Returns: The first value; `nil` if the run completed or was interrupted without one,
+    ///   or if the waiting task was cancelled (the run is then interrupted).
+    /// - Throws: The run's error, if it failed before sending a value.
+    public func first() async throws(Error) -> Value? {
         let run = SerialDisposable()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value?, any Swift.Error>) in
+        let result: Result<Value?, Error> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value?, Error>, Never>) in
                 let resumed = _Locked(false)
-                let resume: @Sendable (Result<Value?, any Swift.Error>) -> Void = { result in
+                let resume: @Sendable (Result<Value?, Error>) -> Void = { result in
                     let first = resumed.withLock { done -> Bool in
                         defer { done = true }
                         return !done
                     }
-                    if first { continuation.resume(with: result) }
+                    if first { continuation.resume(returning: result) }
                 }
                 run.inner = self.take(first: 1).start { event in
                     switch event {
                     case let .value(value): resume(.success(value))
                     case let .failed(error): resume(.failure(error))
-                    case .completed: resume(.success(nil))
-                    case .interrupted:
-                        resume(Task.isCancelled ? .failure(CancellationError()) : .success(nil))
+                    case .completed, .interrupted: resume(.success(nil))
                     }
                 }
-                if run.isDisposed { resume(.failure(CancellationError())) }
+                if run.isDisposed { resume(.success(nil)) }
             }
         } onCancel: {
             run.dispose()
         }
+        return try result.get()
     }
 }
 
