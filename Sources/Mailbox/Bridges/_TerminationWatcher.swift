@@ -11,25 +11,36 @@
 /// terminates or is told `unwatch`; the watcher retains the action until it runs or is
 /// cancelled.
 // `action` is protected by its `LockedValueBox`; the watched target is immutable after init.
+@usableFromInline
 final class _TerminationWatcher: AnyTarget, @unchecked Sendable {
+    @usableFromInline
     typealias Action = @Sendable (_ failure: (any Error)?) -> Void
 
     private let action: LockedValueBox<Action?>
     private let watched: AnyTarget
 
     /// A watcher of `target` (of `system`); call `start()` to begin watching.
+    @usableFromInline
     init(watching target: AnyTarget, system: ActorSystem, onTerminated action: @escaping Action) {
         self.action = LockedValueBox(action)
         self.watched = target.watchedTarget
         super.init(address: ActorAddress(system: system.name, path: "/temp/$watch", incarnation: system.nextIncarnation()))
     }
 
+    /// A watcher of the actor behind `target` (of `target`'s system).
+    @usableFromInline
+    convenience init<Message>(watching target: ActorRefTarget<Message>, onTerminated action: @escaping Action) {
+        self.init(watching: target, system: target.system, onTerminated: action)
+    }
+
     /// Starts watching: the action runs when the actor terminates (at once if it has).
+    @usableFromInline
     func start() {
         watched.sendSystem(.watch(self))
     }
 
     /// Stops watching; the action will not run. Idempotent, from any thread.
+    @usableFromInline
     func cancel() {
         let wasPending = action.withLockedValue { action -> Bool in
             defer { action = nil }
