@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Mailbox", targets: ["Mailbox"]),
         .library(name: "MailboxTestKit", targets: ["MailboxTestKit"]),
         .executable(name: "mailbox-bench", targets: ["MailboxBenchmarks"]),
+        .executable(name: "calculator", targets: ["CalculatorApp"]),
     ],
     targets: [
         .target(
@@ -33,9 +34,23 @@ let package = Package(
             path: "Sources/MailboxBenchmarks",
             swiftSettings: strictSettings
         ),
+        // Samples/Calculator: the pure model and the store in a library the tests can import,
+        // and the console executable `calculator`.
+        .target(
+            name: "CalculatorCore",
+            dependencies: ["Mailbox"],
+            path: "Samples/Calculator/Core",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "CalculatorApp",
+            dependencies: ["CalculatorCore", "Mailbox"],
+            path: "Samples/Calculator/App",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MailboxTests",
-            dependencies: ["Mailbox"],
+            dependencies: ["Mailbox", "CalculatorCore"],
             path: "Tests/MailboxTests",
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,5 @@
 import Testing
-import Mailbox
+@testable import Mailbox
 
 // The README's example, verbatim between the markers, run as a test. Keep them in sync.
 
@@ -32,5 +32,30 @@ struct ReadmeTests {
         await system.shutdown()
         // README snippet ends
         #expect(count == 1)
+    }
+
+    @Test func twentyLines_actorSignalAndProperty() async throws {
+        let printed = Inbox<String>()
+        let print: @Sendable (String) -> Void = { printed.record($0) }
+        // README snippet begins
+        let system = ActorSystem(name: "demo")
+        // An actor that publishes its state (a Property) and its outputs (a Signal).
+        let (counterRef, count) = try system.spawn(name: "counter", initialState: 0) { state in
+            Behavior<Int>.receiveMessage { amount in
+                state.publish(state.current + amount)          // actor state: one message at a time
+                return .same
+            }
+        }
+        let (clicks, click) = Signal<Int, Never>.pipe()
+        counterRef <~ clicks                                    // every click is told to the actor
+        count.signal.filter { $0 >= 3 }.observeValues { print("three or more: \($0)") }
+        click.send(value: 1)
+        click.send(value: 2)                                    // the actor prints "three or more: 3"
+        let total = await count.producer.filter { $0 == 3 }.first()   // 3, read without asking
+        await system.shutdown()
+        // README snippet ends
+        #expect(total == 3)
+        #expect(await printed.waitForCount(1))
+        #expect(printed.values == ["three or more: 3"])
     }
 }
