@@ -16,6 +16,11 @@ public struct ActorOutput<Output: Sendable>: Sendable {
     @usableFromInline
     let input: Signal<Output, Never>.Observer
 
+    @usableFromInline
+    init(input: Signal<Output, Never>.Observer) {
+        self.input = input
+    }
+
     /// Sends `value` to the output signal's current observers.
     @inlinable
     public func publish(_ value: Output) {
@@ -52,6 +57,9 @@ extension ActorSystem {
     ///
     /// - Throws: what `spawn(_:name:props:)` throws (invalid or duplicate name, shutting
     ///   down); the output is then interrupted.
+    // `@inlinable` (as `spawn(_:name:props:)`): the actor's mailbox run is specialised in the
+    // caller's module.
+    @inlinable
     public func spawn<Message: Sendable, Output: Sendable>(
         name: String,
         props: Props = Props(),
@@ -72,6 +80,7 @@ extension ActorContext {
     /// `ActorSystem.spawn(name:props:output:_:)`. Use it only inside this actor's handlers.
     ///
     /// - Throws: what `spawn(_:name:props:)` throws.
+    @inlinable
     public func spawn<Child: Sendable, Output: Sendable>(
         name: String,
         props: Props = Props(),
@@ -90,6 +99,7 @@ extension ActorContext {
 extension ActorRef {
     /// Runs `action` once when the actor terminates (at once if it has), with the failure
     /// that terminated it, if any. Returns the watcher, whose `cancel()` stops watching.
+    @usableFromInline
     @discardableResult
     func whenTerminated(_ action: @escaping @Sendable (_ failure: (any Error)?) -> Void) -> _TerminationWatcher {
         let watcher = _TerminationWatcher(watching: target, system: target.system, onTerminated: action)

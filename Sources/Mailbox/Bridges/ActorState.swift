@@ -12,14 +12,22 @@
 /// Failure modes: after the actor terminated the property has completed; `publish` still
 /// updates `current` but nobody is told.
 public struct ActorState<State: Sendable>: Sendable {
+    @usableFromInline
     let box: _PropertyBox<State>
 
+    @usableFromInline
+    init(box: _PropertyBox<State>) {
+        self.box = box
+    }
+
     /// Stores `state` as the actor's published state and sends it to the property's observers.
+    @inlinable
     public func publish(_ state: State) {
         box.set(state)
     }
 
     /// The state published last (or the initial state).
+    @inlinable
     public var current: State { box.value }
 }
 
@@ -49,6 +57,9 @@ extension ActorSystem {
     /// the actor's thread, inside its mailbox run.
     ///
     /// - Throws: what `spawn(_:name:props:)` throws; no actor is then running.
+    // `@inlinable` (as `spawn(_:name:props:)`): the actor's mailbox run is specialised in the
+    // caller's module.
+    @inlinable
     public func spawn<Message: Sendable, State: Sendable>(
         name: String,
         props: Props = Props(),
@@ -66,6 +77,7 @@ extension ActorContext {
     /// `ActorSystem.spawn(name:props:initialState:_:)`. Use it only inside this actor's handlers.
     ///
     /// - Throws: what `spawn(_:name:props:)` throws.
+    @inlinable
     public func spawn<Child: Sendable, State: Sendable>(
         name: String,
         props: Props = Props(),
@@ -81,8 +93,9 @@ extension ActorContext {
 extension _PropertyBox where Value: Sendable {
     /// A read-only property following this box, which completes (and so does the property)
     /// when `ref`'s actor terminates.
+    @usableFromInline
     func actorProperty<Message>(completingWhen ref: ActorRef<Message>) -> Property<Value> {
-        let property = Property(unsafeProducer: producer)
+        let property = Property(viewing: self)
         ref.whenTerminated { [self] _ in complete() }
         return property
     }

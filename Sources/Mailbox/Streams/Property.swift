@@ -102,6 +102,17 @@ public final class Property<Value>: PropertyProtocol {
         self.init(initial: initial, then: SignalProducer(values))
     }
 
+    /// A read-only view of `box`, whose owner sets and completes it (an actor's published
+    /// state): no relay run, no second box.
+    init(viewing box: _PropertyBox<Value>) {
+        getValue = { box.value }
+        makeProducer = { box.producer }
+        getSignal = { box.signal }
+        disposable = nil
+        self.box = nil
+        sources = []
+    }
+
     /// A property backed by a run of `producer`, which must send a value synchronously when
     /// started (a precondition), retaining `sources`.
     init(unsafeProducer producer: SignalProducer<Value, Never>, retaining sources: [AnyObject] = []) {
