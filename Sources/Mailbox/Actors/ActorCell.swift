@@ -148,7 +148,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         case new
         case running
         /// Between a failure and the rebuilt state (see `SupervisionState.pending`): user
-        /// messages are taken out of the mailbox and kept for the new state.
+        /// messages wait in the mailbox (the run parks), or during a back-off are stashed for
+        /// the new state.
         case restarting
         /// The parent hears of `failure` as `childFailed` if `supervision.isEscalating`.
         case stopping(failure: (any Error)?)
