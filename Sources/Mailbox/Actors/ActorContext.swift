@@ -93,6 +93,7 @@ public final class ActorContext<Message: Sendable> {
         name: String?,
         props: Props,
         managed: Bool = false,
+        delegatedWindow: SharedRestartWindow? = nil,
         runLoop: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
         guard case .running = cell.lifecycle else {
@@ -110,7 +111,7 @@ public final class ActorContext<Message: Sendable> {
             parent: cell, behavior: behavior, props: props, runLoop: runLoop)
         if managed {
             // A `Supervisor`'s child: its supervisor decides its failures.
-            child.supervision = SupervisionState(isManaged: true)
+            child.supervision = SupervisionState(isManaged: true, delegatedWindow: delegatedWindow)
         }
         children.insert(child, named: name)
         system.start(child)

@@ -87,7 +87,9 @@ public struct SupervisionDecision: Sendable, CustomStringConvertible {
     public let message: (any Sendable)?
     /// What was done: `restart` (possibly after a back-off), `resume`, `stop` or `escalate`.
     /// A restart refused by its limit is reported as the limit's `stop` or `escalate`; a
-    /// `Supervisor`'s child reports `escalate` (the supervisor decides next).
+    /// `Supervisor`'s child reports `escalate` (the supervisor decides next), except that a
+    /// one-for-one supervisor's child whose restart its supervisor's window admits restarts
+    /// at once and reports `restart` by `.supervisor`.
     public let directive: SupervisorDirective
     /// Who decided.
     public let decider: Decider

@@ -42,21 +42,26 @@ extension ActorCell {
     /// supervisor starts the next child only now, as OTP does) — before reporting a failure of
     /// that `setup`. A child that is itself a `Supervisor` tells once its own children have
     /// started.
-    func installInitial(_ initial: Behavior<Message>) {
+    func installInitial(_ initial: Behavior<Message>, acknowledging: Bool = true) {
         do {
             install(try canonicalize(initial, registersRules: true))
         } catch {
-            acknowledgeStartIfManaged()
+            if acknowledging { acknowledgeStartIfManaged() }
             fail(error, message: nil, inSetup: true)
             return
         }
-        if managingBehavior == nil {
+        if acknowledging, managingBehavior == nil {
             acknowledgeStartIfManaged()
         }
         if case let .stopped(postStop) = behavior.kind {
             postStopAction = postStop
             beginStopping(failure: nil)
         }
+    }
+
+    private func isDelegated(_ source: RestartSource) -> Bool {
+        if case .delegated = source { return true }
+        return false
     }
 
     func acknowledgeStartIfManaged() {
@@ -90,7 +95,15 @@ extension ActorCell {
         var decider: SupervisionDecision.Decider = strategy == nil ? .none : .actor
         if directive == nil || directive == .escalate {
             if let state = supervision, state.isManaged {
-                suspendForSupervisor(error, message: message, logging: strategy?.isLoggingEnabled ?? true)
+                let logging = strategy?.isLoggingEnabled ?? true
+                if !inSetup, let window = state.delegatedWindow, window.admit(at: dateScheduler.currentDate) {
+                    // A one-for-one supervisor's decision, taken here: no round trip. (A failing
+                    // `setup` still goes to the supervisor: a local loop would never yield.)
+                    publishDecision(error, message, .restart, .supervisor, logging: logging)
+                    beginRestart(.delegated, strategy: .restart, delay: nil)
+                } else {
+                    suspendForSupervisor(error, message: message, logging: logging)
+                }
                 return
             }
             if isTopLevel {
@@ -271,7 +284,7 @@ extension ActorCell {
             state.baseRuleCount = 0
             state.guardianRule?.lastRestart = now
             initial = state.spawnBehavior!
-        case .parent:
+        case .parent, .delegated:
             if !state.rules.isEmpty { state.rules.removeAll() }
             state.baseRuleCount = 0
             initial = state.spawnBehavior!
@@ -279,7 +292,8 @@ extension ActorCell {
         // The failed state is gone (it had its `preRestart`): if the new `setup` throws, no
         // lifecycle event reaches the old state again.
         install(Behavior(.empty))
-        installInitial(initial)
+        // A restart the supervisor ordered is acknowledged; one the child took itself is not.
+        installInitial(initial, acknowledging: !isDelegated(pending.source))
         replayAfterRestart()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An actor's supervision state: its rules with their restart counts, and a restart in
 /// progress. Allocated only for actors that need it (a `supervise` rule, a `Supervisor`'s child,
@@ -35,6 +36,8 @@ final class SupervisionState<Message: Sendable> {
     var guardianRule: ActiveRule?
     /// Whether a `Supervisor` decides this actor's failures.
     let isManaged: Bool
+    /// A one-for-one `Supervisor`'s window: the child restarts itself while it admits.
+    let delegatedWindow: SharedRestartWindow?
 
     @exclusivity(unchecked)
     var pending: PendingRestart?
@@ -60,8 +63,9 @@ final class SupervisionState<Message: Sendable> {
     @exclusivity(unchecked)
     var managing: SupervisorBehavior?
 
-    init(isManaged: Bool) {
+    init(isManaged: Bool, delegatedWindow: SharedRestartWindow? = nil) {
         self.isManaged = isManaged
+        self.delegatedWindow = delegatedWindow
     }
 
     var bufferedCount: Int { buffer.count - bufferHead }
@@ -113,9 +117,28 @@ final class SupervisionState<Message: Sendable> {
         case .guardian:
             guard guardianRule != nil else { return nil }
             return body(&guardianRule!)
-        case .parent:
+        case .parent, .delegated:
             return nil
         }
+    }
+}
+
+/// A `Supervisor`'s intensity window, shared with its one-for-one children so that they restart
+/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its mutex.
+@usableFromInline
+final class SharedRestartWindow: Sendable {
+    let intensity: Int
+    let period: Duration
+    private let window = Mutex(RestartWindow())
+
+    init(intensity: Int, period: Duration) {
+        self.intensity = intensity
+        self.period = period
+    }
+
+    /// Counts a restart at `now` if the window allows it.
+    func admit(at now: Date) -> Bool {
+        window.withLock { $0.admit(at: now, window: period, limit: intensity) }
     }
 }
 
@@ -152,6 +175,9 @@ enum RestartSource {
     case guardian
     /// The managing `Supervisor` rebuilds the spawn behavior.
     case parent
+    /// A one-for-one `Supervisor`'s child rebuilds its spawn behavior itself, the restart
+    /// counted in the supervisor's shared window.
+    case delegated
 }
 
 struct PendingRestart {

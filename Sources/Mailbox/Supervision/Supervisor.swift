@@ -84,8 +84,9 @@ public struct ChildSpec: Sendable {
     public let id: String
     /// When the child is restarted.
     public let restart: Restart
+    /// Spawns the child; a one-for-one supervisor passes its shared intensity window.
     @usableFromInline
-    let start: @Sendable (ActorContext<SupervisorMessage>) throws -> AnyTarget
+    let start: @Sendable (ActorContext<SupervisorMessage>, SharedRestartWindow?) throws -> AnyTarget
 
     /// A child started with `behavior()` (called again for each new actor, not for restarts in
     /// place, which rebuild the behavior's `setup`).
@@ -99,8 +100,8 @@ public struct ChildSpec: Sendable {
     ) {
         self.id = id
         self.restart = restart
-        self.start = { context in
-            try context.spawnChild(behavior(), name: id, props: props, managed: true) { $0.runMailbox() }.target
+        self.start = { context, window in
+            try context.spawnChild(behavior(), name: id, props: props, managed: true, delegatedWindow: window) { $0.runMailbox() }.target
         }
     }
 }
@@ -173,7 +174,11 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
     private let intensity: Int
     private let period: Duration
     private var entries: [Entry]
-    private var restartWindow = RestartWindow()
+    /// Intensity/period, shared with one-for-one children (`delegatedWindow`).
+    private let restartWindow: SharedRestartWindow
+    /// One-for-one children restart themselves against `restartWindow` while it admits (no
+    /// ordering to keep, nobody else to restart): only a refused restart comes here.
+    private var delegatedWindow: SharedRestartWindow? { strategy == .oneForOne ? restartWindow : nil }
     /// The restart in progress: steps left, and the child whose acknowledgement is awaited.
     private var steps: [Step] = []
     private var awaiting: AnyTarget?
@@ -192,6 +197,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
         self.intensity = intensity
         self.period = period
         self.entries = specs.map { Entry(spec: $0) }
+        self.restartWindow = SharedRestartWindow(intensity: intensity, period: period)
         self.owesStartAcknowledgement = context.cell.supervision?.isManaged == true
         super.init(context: context)
         context.cell.supervisionState().managing = self
@@ -304,7 +310,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
 
     /// Counts a restart in the sliding window; throws when it is one too many.
     private func countRestart(failure: any Error) throws {
-        if !restartWindow.admit(at: context.scheduler.currentDate, window: period, limit: intensity) {
+        if !restartWindow.admit(at: context.scheduler.currentDate) {
             steps = []
             throw SupervisorIntensityError(supervisor: context.address, intensity: intensity, period: period, lastFailure: failure)
         }
@@ -338,7 +344,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
                     target.sendSystem(.restartStart)
                     awaiting = target
                 } else {
-                    let target = try entries[index].spec.start(context)
+                    let target = try entries[index].spec.start(context, entries[index].spec.restart == .temporary ? nil : delegatedWindow)
                     entries[index].target = target
                     awaiting = target
                 }
