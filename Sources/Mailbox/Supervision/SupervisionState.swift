@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An actor's supervision state: its rules with their restart counts, and a restart in
 /// progress. Allocated only for actors that need it (a `supervise` rule, a `Supervisor`'s child,
@@ -124,12 +123,13 @@ final class SupervisionState<Message: Sendable> {
 }
 
 /// A `Supervisor`'s intensity window, shared with its one-for-one children so that they restart
-/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its mutex.
+/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its lock (a
+/// `pthread_mutex_t`, which ThreadSanitizer understands).
 @usableFromInline
 final class SharedRestartWindow: Sendable {
     let intensity: Int
     let period: Duration
-    private let window = Mutex(RestartWindow())
+    private let window = LockedValueBox(RestartWindow())
 
     init(intensity: Int, period: Duration) {
         self.intensity = intensity
@@ -138,7 +138,7 @@ final class SharedRestartWindow: Sendable {
 
     /// Counts a restart at `now` if the window allows it.
     func admit(at now: Date) -> Bool {
-        window.withLock { $0.admit(at: now, window: period, limit: intensity) }
+        window.withLockedValue { $0.admit(at: now, window: period, limit: intensity) }
     }
 }
 
