@@ -89,9 +89,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// terminated; senders then dead-letter directly) and `parkedFlag` (see `park()`).
     @usableFromInline
     let flags = Atomic<UInt8>(0)
-    @usableFromInline
+    @inlinable
     static var terminatedFlag: UInt8 { 1 }
-    @usableFromInline
+    @inlinable
     static var parkedFlag: UInt8 { 2 }
 
     /// Whether the actor has terminated.
