@@ -159,19 +159,7 @@ extension SignalProducer where Value: Sendable, Error == any Swift.Error {
     /// that can be iterated only once (an `AsyncStream`) gives its elements to one run.
     public init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == Value {
         self.init { observer, lifetime in
-            let task = Task {
-                do {
-                    for try await element in sequence {
-                        observer.send(value: element)
-                    }
-                    observer.sendCompleted()
-                } catch is CancellationError {
-                    observer.sendInterrupted()
-                } catch {
-                    observer.send(error: error)
-                }
-            }
-            lifetime.observeEnded { task.cancel() }
+            iterateInTask(sequence, into: observer, lifetime: lifetime)
         }
     }
 }
@@ -236,19 +224,28 @@ extension Signal where Value: Sendable, Error == any Swift.Error {
     /// down the task is cancelled.
     public convenience init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == Value {
         self.init { observer, lifetime in
-            let task = Task {
-                do {
-                    for try await element in sequence {
-                        observer.send(value: element)
-                    }
-                    observer.sendCompleted()
-                } catch is CancellationError {
-                    observer.sendInterrupted()
-                } catch {
-                    observer.send(error: error)
-                }
-            }
-            lifetime.observeEnded { task.cancel() }
+            iterateInTask(sequence, into: observer, lifetime: lifetime)
         }
     }
+}
+
+/// Iterates `sequence` in a new task, sending its elements, then its end (completed,
+/// interrupted on cancellation, or failed with what it throws) to `observer`; the end of
+/// `lifetime` cancels the task. Shared by the producer and the signal made from a sequence.
+private func iterateInTask<S: AsyncSequence & Sendable>(
+    _ sequence: S, into observer: Signal<S.Element, any Swift.Error>.Observer, lifetime: Lifetime
+) where S.Element: Sendable {
+    let task = Task {
+        do {
+            for try await element in sequence {
+                observer.send(value: element)
+            }
+            observer.sendCompleted()
+        } catch is CancellationError {
+            observer.sendInterrupted()
+        } catch {
+            observer.send(error: error)
+        }
+    }
+    lifetime.observeEnded { task.cancel() }
 }

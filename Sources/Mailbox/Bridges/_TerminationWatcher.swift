@@ -10,8 +10,8 @@
 /// What keeps what alive: the watched actor retains the watcher (in its watchers) until it
 /// terminates or is told `unwatch`; the watcher retains the action until it runs or is
 /// cancelled.
-// `action` is protected by its `LockedValueBox`; the watched target is immutable after init.
 @usableFromInline
+// `action` is protected by its `LockedValueBox`; the watched target is immutable after init.
 final class _TerminationWatcher: AnyTarget, @unchecked Sendable {
     @usableFromInline
     typealias Action = @Sendable (_ failure: (any Error)?) -> Void
