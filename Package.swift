@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "MailboxTestKit", targets: ["MailboxTestKit"]),
         .executable(name: "mailbox-bench", targets: ["MailboxBenchmarks"]),
         .executable(name: "calculator", targets: ["CalculatorApp"]),
+        .executable(name: "chat-server", targets: ["ChatServerApp"]),
+        .executable(name: "chat-bench", targets: ["ChatBench"]),
     ],
     targets: [
         .target(
@@ -46,6 +48,32 @@ let package = Package(
             name: "CalculatorApp",
             dependencies: ["CalculatorCore", "Mailbox"],
             path: "Samples/Calculator/App",
+            swiftSettings: strictSettings
+        ),
+        // Samples/ChatServer: an IRC server on Mailbox actors. The protocol, the socket layer and
+        // the server's actors in a library the tests can import; the executable `chat-server`;
+        // the load generator `chat-bench` (plain sockets, no dependency on the server's code).
+        .target(
+            name: "ChatServerCore",
+            dependencies: ["Mailbox"],
+            path: "Samples/ChatServer/Core",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ChatServerApp",
+            dependencies: ["ChatServerCore", "Mailbox"],
+            path: "Samples/ChatServer/App",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ChatBench",
+            path: "Samples/ChatServer/Bench",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ChatServerTests",
+            dependencies: ["ChatServerCore", "Mailbox", "MailboxTestKit"],
+            path: "Tests/ChatServerTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
