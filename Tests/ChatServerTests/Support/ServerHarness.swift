@@ -101,6 +101,7 @@ final class ServerHarness {
         configuration.serverName = "test.server"
         configuration.createdAt = Date(timeIntervalSince1970: 0)
         configuration.operators = ["operuser": "operpassword"]
+        configuration.floodControl = false       // the flood-control tests turn it on
         adjust(&configuration)
         system = ActorSystem(name: "chat-test", configuration: .init(scheduler: scheduler, logHandler: nil))
         server = try ChatServer(configuration: configuration, system: system)

@@ -192,14 +192,15 @@ final class Session: AbstractBehavior<SessionMessage> {
     private func drain() throws {
         while pendingHead < pending.count && closing == nil && claimingNick == nil && answersPending == 0 {
             if configuration.floodControl {
+                // Fake lag: each command costs `floodCost`; a client more than `floodBurst` ahead
+                // of the clock waits (a millisecond of slack absorbs rounding of dates).
                 let current = now
                 if paidUntil < current { paidUntil = current }
-                let ahead = paidUntil.timeIntervalSince(current)
-                if ahead > configuration.floodBurst.timeInterval {
+                let wait = paidUntil.timeIntervalSince(current) - configuration.floodBurst.timeInterval
+                if wait > 0.001 {
                     if !floodTimerArmed {
                         floodTimerArmed = true
-                        let wait = ahead - configuration.floodBurst.timeInterval
-                        context.timers.startSingleTimer(key: "flood", message: .floodRelease, delay: .nanoseconds(Int64(wait * 1e9) + 1))
+                        context.timers.startSingleTimer(key: "flood", message: .floodRelease, delay: .milliseconds(Int64((wait * 1000).rounded(.up))))
                     }
                     break
                 }
