@@ -67,21 +67,42 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
     ///   exactly three digits.
     @inlinable
     public init(parsing line: some Collection<UInt8>) throws(IRCParseError) {
-        let result = line.withContiguousStorageIfAvailable { IRCMessage._parse($0) }
+        self = try IRCMessage.parse(line).get()
+    }
+
+    /// `init(parsing:)` without throwing: the message, or why the line is not one. Same rules,
+    /// same cost; for callers that treat a bad line as data (counting, replying), not as an
+    /// exception.
+    @inlinable
+    public static func parse(_ line: some Collection<UInt8>) -> Result<IRCMessage, IRCParseError> {
+        line.withContiguousStorageIfAvailable { IRCMessage._parse($0) }
             ?? Array(line).withUnsafeBufferPointer { IRCMessage._parse($0) }
-        self = try result.get()
     }
 
     /// The parser proper, on contiguous bytes; see `init(parsing:)`.
     @usableFromInline
     static func _parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<IRCMessage, IRCParseError> {
+        var hasNonASCII = false
+        for byte in bytes {
+            if byte <= 13 {
+                if byte == 0 { return .failure(.containsNUL) }
+                if byte == 10 || byte == 13 { return .failure(.containsLineBreak) }
+            } else if byte >= 0x80 {
+                hasNonASCII = true
+            }
+        }
+        // Repairing the whole line first is the same as repairing each field: an ill-formed
+        // sequence never includes an ASCII byte, so spaces and ':' stay where they were.
+        if hasNonASCII, let repaired = UTF8Repair.repaired(bytes) {
+            return repaired.withUnsafeBufferPointer { parseFields($0) }
+        }
+        return parseFields(bytes)
+    }
+
+    /// Splits valid UTF-8 without CR, LF or NUL into the message's fields.
+    private static func parseFields(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<IRCMessage, IRCParseError> {
         let space = UInt8(ascii: " ")
         let count = bytes.count
-        for byte in bytes where byte <= 13 {
-            if byte == 0 { return .failure(.containsNUL) }
-            if byte == 10 || byte == 13 { return .failure(.containsLineBreak) }
-        }
-
         var index = 0
         // Skips a run of spaces; returns the index of the next non-space byte (or count).
         func skipSpaces(_ from: Int) -> Int {
