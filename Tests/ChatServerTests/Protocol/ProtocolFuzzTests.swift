@@ -141,7 +141,7 @@ struct ProtocolFuzzTests {
     @Test func randomByteStreams_neverBreakTheInvariants() {
         let seed = ProtocolTestSupport.seed(for: "ProtocolFuzzTests.randomByteStreams")
         var random = SeededRandom(seed: seed)
-        for iteration in 0 ..< 2_500 {
+        for iteration in 0 ..< 2_000 {
             let length = Int.random(in: 0 ... (iteration % 20 == 0 ? 2_000 : 400), using: &random)
             let stream = Self.randomBytes(length, &random)
             if let problem = Self.checkStream(stream, &random) {
@@ -155,7 +155,7 @@ struct ProtocolFuzzTests {
         let seed = ProtocolTestSupport.seed(for: "ProtocolFuzzTests.mutatedValidLines")
         var random = SeededRandom(seed: seed)
         let terminators: [[UInt8]] = [[13, 10], [10], [13]]
-        for iteration in 0 ..< 2_500 {
+        for iteration in 0 ..< 2_000 {
             var stream: [UInt8] = []
             for _ in 0 ..< Int.random(in: 1 ... 4, using: &random) {
                 let line = Array(Self.corpus.randomElement(using: &random)!.utf8)
@@ -205,7 +205,7 @@ struct ProtocolFuzzTests {
             }
             return result
         }
-        for iteration in 0 ..< 3_000 {
+        for iteration in 0 ..< 2_000 {
             // Mostly short fields; now and then one field long enough to force truncation (a
             // long last param) or a hard cut (a long prefix, tag text or middle param).
             let long = iteration % 4 == 0 ? Int.random(in: 0 ..< 4, using: &random) : -1
