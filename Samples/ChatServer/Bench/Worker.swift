@@ -65,7 +65,11 @@ private final class Worker {
     /// Slot 0 is the wake pipe; slot i + 1 belongs to conns[i].
     var pollfds: [pollfd] = []
     var nextToConnect = 0
-    var inflight = 0
+    /// Indices (into conns) of connections between connect and registration.
+    var inflight = Set<Int>()
+    var scratchFds: [pollfd] = []
+    var scratchSlots: [Int] = []
+    var lastSweepNs: UInt64 = 0
     var result = WorkerResult()
     let readBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: readCapacity)
     var params: [(Int, Int)] = []
@@ -123,24 +127,66 @@ private final class Worker {
             if running && plan.mode != .idle {
                 timeout = produce()
             }
-            let n = poll(&pollfds, nfds_t(pollfds.count), timeout)
-            if n < 0 {
-                if errno == EINTR { continue }
-                shared.fail("poll: \(errnoText())")
-                break
-            }
-            if n == 0 { continue }
-            if pollfds[0].revents != 0 { drainWakePipe() }
-            for i in 0..<conns.count {
-                let re = pollfds[i + 1].revents
-                if re != 0 {
-                    pollfds[i + 1].revents = 0
-                    handle(conns[i], slot: i + 1, revents: re)
+            if plan.mode == .idle && !running {
+                // Registering thousands of idle connections: poll only the few in flight, and
+                // sweep the registered ones (PINGs, closes) every 100 ms.
+                let now = monotonicNanos()
+                if now - lastSweepNs >= 100_000_000 || inflight.isEmpty {
+                    lastSweepNs = now
+                    if !pollAll(timeout: inflight.isEmpty ? 100 : 0) { break }
                 }
+                if !inflight.isEmpty && !pollInflight(timeout: 20) { break }
+                continue
             }
+            if !pollAll(timeout: timeout) { break }
         }
         teardown()
         return result
+    }
+
+    /// Polls every connection; false on a fatal poll error.
+    func pollAll(timeout: Int32) -> Bool {
+        let n = poll(&pollfds, nfds_t(pollfds.count), timeout)
+        if n < 0 {
+            if errno == EINTR { return true }
+            shared.fail("poll: \(errnoText())")
+            return false
+        }
+        if n == 0 { return true }
+        if pollfds[0].revents != 0 { drainWakePipe() }
+        for i in 0..<conns.count {
+            let re = pollfds[i + 1].revents
+            if re != 0 {
+                pollfds[i + 1].revents = 0
+                handle(conns[i], slot: i + 1, revents: re)
+            }
+        }
+        return true
+    }
+
+    /// Polls the wake pipe and the connections in flight only.
+    func pollInflight(timeout: Int32) -> Bool {
+        scratchFds.removeAll(keepingCapacity: true)
+        scratchSlots.removeAll(keepingCapacity: true)
+        scratchFds.append(pollfds[0])
+        scratchSlots.append(0)
+        for i in inflight {
+            scratchFds.append(pollfds[i + 1])
+            scratchSlots.append(i + 1)
+        }
+        let n = poll(&scratchFds, nfds_t(scratchFds.count), timeout)
+        if n < 0 {
+            if errno == EINTR { return true }
+            shared.fail("poll: \(errnoText())")
+            return false
+        }
+        if n == 0 { return true }
+        if scratchFds[0].revents != 0 { drainWakePipe() }
+        for k in 1..<scratchFds.count where scratchFds[k].revents != 0 {
+            let slot = scratchSlots[k]
+            handle(conns[slot - 1], slot: slot, revents: scratchFds[k].revents)
+        }
+        return true
     }
 
     func drainWakePipe() {
@@ -208,7 +254,7 @@ private final class Worker {
     // MARK: - Connections
 
     func startConnects() {
-        while inflight < plan.connectWindowPerWorker && nextToConnect < conns.count {
+        while inflight.count < plan.connectWindowPerWorker && nextToConnect < conns.count {
             let i = nextToConnect
             nextToConnect += 1
             let c = conns[i]
@@ -222,7 +268,7 @@ private final class Worker {
             c.fd = fd
             c.state = .connecting
             pollfds[i + 1] = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            inflight += 1
+            inflight.insert(i)
         }
     }
 
@@ -372,12 +418,12 @@ private final class Worker {
             flush(c, slot: slot)
             c.state = .joining
             c.members.insert(c.id)
-            inflight -= 1
+            inflight.remove(slot - 1)
             startConnects()
         case 376, 422:  // end of MOTD / no MOTD
             if plan.mode == .idle && c.registered && c.state == .registering {
                 c.state = .ready
-                inflight -= 1
+                inflight.remove(slot - 1)
                 startConnects()
                 markReady()
             }
@@ -508,7 +554,7 @@ private final class Worker {
         pollfds[slot].fd = -1
         pollfds[slot].events = 0
         if was == .connecting || was == .registering {
-            inflight -= 1
+            inflight.remove(slot - 1)
             startConnects()
         }
         if shared.phase.load(ordering: .relaxed) == Phase.stopping { return }

@@ -29,7 +29,8 @@ usage: chat-bench <burst|paced|slow-consumer|idle> [options]
   --umode MODES         send MODE <nick> MODES after registering (e.g. +F on ngIRCd)
   --server-pid PID      read the server's CPU time and peak RSS from /proc/PID
   --threads T           worker threads (default 2)
-  --connect-window N    connections between connect and registration at once (default 64)
+  --connect-window N    connections between connect and registration at once (default 8;
+                        keep it below the server's listen backlog: ngIRCd's is 10)
   --batch N             burst: lines a sender writes per turn (default 16)
   --run-id ID           nick/channel tag, 1-3 alphanumerics (default random)
   --verbose             progress on stderr
@@ -54,7 +55,7 @@ struct Options {
     var umode: String?
     var serverPid: Int32?
     var threads = 2
-    var connectWindow = 64
+    var connectWindow = 8
     var batch = 16
     var runId: String?
     var verbose = false
