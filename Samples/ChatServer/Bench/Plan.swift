@@ -39,6 +39,8 @@ struct Plan: Sendable {
     var burstBatch: Int
     /// SO_RCVBUF of slow consumers (small, so the server's queue fills quickly).
     var slowReceiveBuffer: Int32
+    /// Bytes of filler appended to every PRIVMSG after the timestamp (0 = none).
+    var padding: Int
 
     var nickPrefix: String { "b" + runId }
     func nick(_ id: Int) -> String { nickPrefix + String(id) }
@@ -121,6 +123,8 @@ struct WorkerResult: Sendable {
     var slowQuitSeen: Set<Int> = []
     /// Slow consumers (ids) whose socket this worker found closed by the server at the end.
     var slowClosed: Set<Int> = []
+    /// Bytes the slow consumers found waiting for them when they finally read, at the end.
+    var slowBytesRead = 0
     var pingsAnswered = 0
     var lastDeliveryNs: UInt64 = 0
 }

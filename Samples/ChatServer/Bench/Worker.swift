@@ -78,6 +78,8 @@ private final class Worker {
     var running = false
     var periodNs: UInt64 = 0
     var channelNames: [[UInt8]] = []
+    /// " xxxx…" appended to every PRIVMSG when --pad is set.
+    var padBytes: [UInt8] = []
 
     init(index: Int, plan: Plan, shared: Shared, wakeFd: Int32, verbose: Bool) {
         self.index = index
@@ -90,6 +92,7 @@ private final class Worker {
         if plan.rate > 0 { periodNs = UInt64(1e9 / plan.rate) }
         channelNames = (0..<max(plan.channels, 1)).map { Array(plan.channelName($0).utf8) }
         params.reserveCapacity(16)
+        if plan.padding > 0 { padBytes = [SP] + [UInt8](repeating: 0x78, count: plan.padding) }
     }
 
     deinit { readBuf.deallocate() }
@@ -245,6 +248,7 @@ private final class Worker {
         appendDecimal(UInt64(c.sent), to: &c.out)
         c.out.append(SP)
         appendDecimal(timestamp, to: &c.out)
+        if !padBytes.isEmpty { c.out.append(contentsOf: padBytes) }
         c.out.append(0x0D)
         c.out.append(0x0A)
         c.sent += 1
@@ -453,9 +457,9 @@ private final class Worker {
             }
         case 400..<600:
             result.errorReplies += 1
-            let line = "\(c.nick): \(text(p, (0, len)))"
+            let line = text(p, (0, len))
             if running {
-                shared.noteError(line)
+                shared.noteError("\(c.nick): \(line)")
             } else {
                 closeConn(c, slot: slot, reason: line)
             }
@@ -579,7 +583,10 @@ private final class Worker {
                 if r < 0 { if errno == EINTR { continue }; break }
                 while true {
                     let n = read(c.fd, readBuf, readCapacity)
-                    if n > 0 { continue }
+                    if n > 0 {
+                        result.slowBytesRead += n
+                        continue
+                    }
                     if n == 0 || (errno != EAGAIN && errno != EINTR) {
                         result.slowClosed.insert(c.id)
                         close(c.fd)

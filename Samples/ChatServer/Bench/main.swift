@@ -32,6 +32,7 @@ usage: chat-bench <burst|paced|slow-consumer|idle> [options]
   --connect-window N    connections between connect and registration at once (default 8;
                         keep it below the server's listen backlog: ngIRCd's is 10)
   --batch N             burst: lines a sender writes per turn (default 16)
+  --pad BYTES           append this many filler bytes to every PRIVMSG (default 0)
   --run-id ID           nick/channel tag, 1-3 alphanumerics (default random)
   --verbose             progress on stderr
 """
@@ -57,6 +58,7 @@ struct Options {
     var threads = 2
     var connectWindow = 8
     var batch = 16
+    var pad = 0
     var runId: String?
     var verbose = false
 }
@@ -118,6 +120,9 @@ func parseOptions(_ args: [String]) -> Options {
         case "--threads": o.threads = int(value(), min: 1)
         case "--connect-window": o.connectWindow = int(value(), min: 1)
         case "--batch": o.batch = int(value(), min: 1)
+        case "--pad":
+            o.pad = int(value())
+            if o.pad > 400 { usageExit("--pad at most 400 (a line must stay under 512 bytes)") }
         case "--run-id":
             let v = value()
             guard (1...3).contains(v.count), v.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
@@ -210,7 +215,7 @@ func main() -> Int32 {
         rate: o.rate, threads: threads,
         connectWindowPerWorker: max(1, o.connectWindow / threads),
         runId: runId, password: o.password, oper: o.oper, userModes: o.umode,
-        burstBatch: o.batch, slowReceiveBuffer: o.slowReceiveBuffer)
+        burstBatch: o.batch, slowReceiveBuffer: o.slowReceiveBuffer, padding: o.pad)
     let label = o.label ?? "\(o.host):\(o.port)"
     let expected = plan.expectedDeliveries
     let shared = Shared(needReady: clients + slow, expected: expected)
@@ -311,6 +316,7 @@ func main() -> Int32 {
         merged.errorReplies += r.errorReplies
         merged.disconnected += r.disconnected
         merged.pingsAnswered += r.pingsAnswered
+        merged.slowBytesRead += r.slowBytesRead
         slowQuit.formUnion(r.slowQuitSeen)
         slowClosed.formUnion(r.slowClosed)
         allLatencies.append(contentsOf: r.latenciesNs)
@@ -355,6 +361,7 @@ func main() -> Int32 {
     j.add("disconnected", merged.disconnected)
     j.add("timed_out", timedOut || !allReady)
     j.add("threads", threads)
+    if o.pad > 0 { j.add("pad", o.pad) }
     j.add("run_id", runId)
     if mode == .paced {
         j.add("rate", o.rate, decimals: 2)
@@ -365,6 +372,7 @@ func main() -> Int32 {
         j.add("slow_clients", slow)
         j.add("slow_disconnected", gone.count)
         j.add("slow_quit_seen", slowQuit.count)
+        j.add("slow_bytes_read_at_end", merged.slowBytesRead)
     }
     if mode == .idle {
         j.add("connections", readyCount)
