@@ -12,7 +12,7 @@
 # by chat-bench's --deadline. See README.md beside this file for what the fields mean.
 set -euo pipefail
 
-ROUNDS=2
+ROUNDS=3
 MODES="burst paced slow-consumer idle"
 QUICK=0
 BUILD=1
@@ -78,18 +78,20 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 TMP="$(mktemp -d /tmp/chat-compare.XXXXXX)"
 NG_PID=""
 OURS_PID=""
+
+stop_pid() {  # pid name: SIGTERM, then SIGKILL if it has not exited within 10 s
+    local pid="$1" name="$2" rc=0
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || rc=$?
+    [ "$rc" = 0 ] || log "$name (pid $pid) exited with status $rc on SIGTERM (expected 0)"
+}
 cleanup() {
-    local pid
-    for pid in $NG_PID $OURS_PID; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for pid in $NG_PID $OURS_PID; do
-        # Bounded: SIGKILL whatever has not exited after 10 s.
-        timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    exec 3<&- 2>/dev/null || true
-    exec 4<&- 2>/dev/null || true
+    stop_pid "$NG_PID" ngIRCd
+    stop_pid "$OURS_PID" chat-server
+    NG_PID=""
+    OURS_PID=""
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -109,8 +111,12 @@ free_port() {
 }
 
 # 3. ngIRCd with every relief its configuration allows (see README: what it cannot turn off).
-NG_PORT="$(free_port)"
-cat > "$TMP/ngircd.conf" <<EOF
+NG_VERSION="$("$NGIRCD" --version | head -1 | awk '{print $2}')"
+NG_BENCH_EXTRA="--oper bench:benchpass --umode +F"
+start_ngircd() {
+    local line ready=0
+    NG_PORT="$(free_port)"
+    cat > "$TMP/ngircd.conf" <<EOF
 [Global]
 Name = irc.ngircd.bench
 Info = chat-bench comparison
@@ -139,31 +145,44 @@ RequireAuthPing = no
 Name = bench
 Password = benchpass
 EOF
-mkfifo "$TMP/ng.fifo"
-"$NGIRCD" --nodaemon --config "$TMP/ngircd.conf" > "$TMP/ng.fifo" 2>&1 &
-NG_PID=$!
-exec 3<"$TMP/ng.fifo"
-ready=0
-while IFS= read -r -t 30 line <&3; do
-    echo "$line" >> "$TMP/ngircd.log"
-    case "$line" in *"ready."*) ready=1; break ;; esac
-done
-[ "$ready" = 1 ] || { log "ngIRCd did not start:"; cat "$TMP/ngircd.log" >&2; exit 1; }
-cat <&3 >> "$TMP/ngircd.log" &
-log "ngIRCd $("$NGIRCD" --version | head -1 | awk '{print $2}') pid $NG_PID on 127.0.0.1:$NG_PORT"
-NG_BENCH_EXTRA="--oper bench:benchpass --umode +F"
+    rm -f "$TMP/ng.fifo"
+    mkfifo "$TMP/ng.fifo"
+    "$NGIRCD" --nodaemon --config "$TMP/ngircd.conf" > "$TMP/ng.fifo" 2>&1 &
+    NG_PID=$!
+    exec 3<"$TMP/ng.fifo"
+    while IFS= read -r -t 30 line <&3; do
+        echo "$line" >> "$TMP/ngircd.log"
+        case "$line" in *"ready."*) ready=1; break ;; esac
+    done
+    [ "$ready" = 1 ] || { log "ngIRCd did not start:"; cat "$TMP/ngircd.log" >&2; exit 1; }
+    cat <&3 >> "$TMP/ngircd.log" &
+    exec 3<&-
+    log "ngIRCd $NG_VERSION pid $NG_PID on 127.0.0.1:$NG_PORT"
+}
 
 # 4. Our server.
-mkfifo "$TMP/ours.fifo"
-"$SERVER" --host 127.0.0.1 --port 0 --no-flood-control --sendq "$OURS_SENDQ" --max-clients 30000 \
-    --oper bench:benchpass > "$TMP/ours.fifo" 2> "$TMP/ours.err" &
-OURS_PID=$!
-exec 4<"$TMP/ours.fifo"
-IFS= read -r -t 30 line <&4 || { log "chat-server did not start:"; cat "$TMP/ours.err" >&2; exit 1; }
-OURS_PORT="${line##*:}"
-case "$line" in "chat-server listening on "*) ;; *) log "unexpected first line: $line"; exit 1 ;; esac
-cat <&4 > /dev/null &
-log "chat-server pid $OURS_PID on 127.0.0.1:$OURS_PORT (--no-flood-control --sendq $OURS_SENDQ)"
+start_ours() {
+    local line
+    rm -f "$TMP/ours.fifo"
+    mkfifo "$TMP/ours.fifo"
+    "$SERVER" --host 127.0.0.1 --port 0 --no-flood-control --sendq "$OURS_SENDQ" --max-clients 30000 \
+        --oper bench:benchpass > "$TMP/ours.fifo" 2>> "$TMP/ours.err" &
+    OURS_PID=$!
+    exec 4<"$TMP/ours.fifo"
+    IFS= read -r -t 30 line <&4 || { log "chat-server did not start:"; cat "$TMP/ours.err" >&2; exit 1; }
+    case "$line" in "chat-server listening on "*) ;; *) log "unexpected first line: $line"; exit 1 ;; esac
+    OURS_PORT="${line##*:}"
+    cat <&4 > /dev/null &
+    exec 4<&-
+    log "chat-server pid $OURS_PID on 127.0.0.1:$OURS_PORT (--no-flood-control --sendq $OURS_SENDQ)"
+}
+
+# A fresh server, so a run's figures do not depend on what earlier runs left behind (ngIRCd's
+# loops grow with its connection pool, which never shrinks; freed heap is reused).
+restart() {  # ngircd|ours
+    if [ "$1" = ngircd ]; then stop_pid "$NG_PID" ngIRCd; NG_PID=""; start_ngircd
+    else stop_pid "$OURS_PID" chat-server; OURS_PID=""; start_ours; fi
+}
 
 # 5. The runs, alternating which server goes first.
 RESULTS="$TMP/results.jsonl"
@@ -183,6 +202,9 @@ run_one() {  # server-label mode args...
 }
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
+    # Every round starts on fresh servers; so does every idle run (its RSS figures).
+    restart ngircd
+    restart ours
     for mode in $MODES; do
         case "$mode" in
             burst) args=$BURST_ARGS ;;
@@ -193,6 +215,7 @@ while [ "$round" -le "$ROUNDS" ]; do
         esac
         if [ $(( (round + ${#mode}) % 2 )) = 1 ]; then order="ngircd ours"; else order="ours ngircd"; fi
         for label in $order; do
+            if [ "$mode" = idle ]; then restart "$label"; fi
             log "round $round/$ROUNDS $mode -> $label"
             # shellcheck disable=SC2086
             run_one "$label" "$mode" $args
@@ -202,7 +225,7 @@ while [ "$round" -le "$ROUNDS" ]; do
 done
 
 # 6. Ratios ours/ngircd (medians over rounds) and the verdicts.
-awk -v limits="ngIRCd cannot turn off: at most 3 commands per connection per event-loop pass (10 with user mode +F, which only an IRC operator may set: the bench OPERs for it), its 1-second loop tick for commands left in a read buffer below 513 bytes, the 2 KB read buffer, the 32 KB per-client write buffer (WRITEBUFFER_MAX_LEN, compile-time: a client over it is disconnected), and the listen backlog of 10 (the bench keeps 8 connects in flight)" '
+awk -v limits="ngIRCd cannot turn off: at most 3 commands per connection per event-loop pass (10 with user mode +F, which only an IRC operator may set: the bench OPERs for it), its 1-second loop tick for commands left in a read buffer below 513 bytes, the 2 KB read buffer, the 32 KB per-client write buffer (WRITEBUFFER_MAX_LEN, compile-time: a client over it is disconnected), the listen backlog of 10 (the bench keeps 8 connects in flight), and Nagle on its sockets (it never sets TCP_NODELAY)" '
 function num(line, key,   m) {
     if (match(line, "\"" key "\":-?[0-9.]+")) { m = substr(line, RSTART, RLENGTH); sub(/^"[^"]*":/, "", m); return m + 0 }
     return ""
