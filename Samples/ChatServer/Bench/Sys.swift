@@ -99,7 +99,7 @@ final class WorkerThread {
     private var thread: pthread_t
 
     /// Starts `body` on a new thread. Fails (fatal) only if the system cannot create threads.
-    init(name: String, _ body: @escaping @Sendable () -> Void) {
+    init(_ body: @escaping @Sendable () -> Void) {
         final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
         let context = Unmanaged.passRetained(Box(body)).toOpaque()
         var tid = pthread_t()
@@ -110,7 +110,6 @@ final class WorkerThread {
         }, context)
         precondition(rc == 0, "pthread_create failed: \(errnoText(rc))")
         thread = tid
-        _ = name
     }
 
     /// Waits for the thread's closure to return.

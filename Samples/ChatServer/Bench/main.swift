@@ -244,7 +244,7 @@ func main() -> Int32 {
         wakeWriters.append(fds[1])
         let readEnd = fds[0]
         let verbose = o.verbose
-        workers.append(WorkerThread(name: "bench-\(w)") {
+        workers.append(WorkerThread {
             let r = runWorker(index: w, plan: plan, shared: shared, wakeFd: readEnd, verbose: verbose)
             results.withValue { $0.append(r) }
         })
