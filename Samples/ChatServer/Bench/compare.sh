@@ -258,7 +258,7 @@ function ratio(mode, field,   o, g) {
     if (o == "" || g == "" || g == 0) return "null"
     return sprintf("%.3f", o / g)
 }
-function val(mode, server, field,   v) { v = med(mode, server, field); return v == "" ? "null" : v }
+function val(mode, server, field,   v) { v = med(mode, server, field); return v == "" ? "null" : sprintf("%.2f", v) }
 BEGIN {
     split("deliveries_per_s p50_us p99_us max_us server_cpu_s server_peak_rss_mb rss_per_conn_kb slow_disconnected elapsed_s", fields, " ")
     nf = 9
