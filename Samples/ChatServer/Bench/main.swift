@@ -216,7 +216,7 @@ func main() -> Int32 {
         connectWindowPerWorker: max(1, o.connectWindow / threads),
         runId: runId, password: o.password, oper: o.oper, userModes: o.umode,
         burstBatch: o.batch, slowReceiveBuffer: o.slowReceiveBuffer, padding: o.pad)
-    let label = o.label ?? "\(o.host):\(o.port)"
+    let label = o.label ?? (o.host.contains(":") ? "[\(o.host)]:\(o.port)" : "\(o.host):\(o.port)")
     let expected = plan.expectedDeliveries
     let shared = Shared(needReady: clients + slow, expected: expected)
 
