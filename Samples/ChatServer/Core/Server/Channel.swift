@@ -21,11 +21,41 @@ enum ChannelMessage: Sendable {
     case mode([String], from: ClientIdentity)
     case kick(nicks: [String], reason: String?, from: ClientIdentity)
     case invite(nick: String, from: ClientIdentity)
-    /// A member's session terminated without leaving (death watch).
+    /// A member's session terminated (death watch, a system message).
     case memberTerminated(id: UInt64)
+    /// After `memberTerminated`, behind the messages the member sent before it terminated.
+    case memberGone(id: UInt64)
     /// A request the directory forwarded (counted, so that the directory closes an empty
     /// channel only when nothing it forwarded is still on its way).
     indirect case forwarded(ChannelMessage)
+
+    /// Requests whose answers the session waits for before it runs the client's next command, so
+    /// that a client sees the replies to its commands in the order it sent them. The actor that
+    /// answers such a request last sends `SessionMessage.answered`. (A `part` with no line comes
+    /// from a non-member, through the directory: it is answered with 442.)
+    var expectsAnswer: Bool {
+        switch self {
+        case .join, .topic, .names, .who, .mode, .kick, .invite: true
+        case let .part(line, _): line.isEmpty
+        case let .forwarded(inner): inner.expectsAnswer
+        case .message, .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone: false
+        }
+    }
+}
+
+extension ChannelMessage {
+    /// Who asked, for the requests that come from a client.
+    var requester: ClientIdentity? {
+        switch self {
+        case let .join(from, _), let .message(_, _, from), let .part(_, from), let .topic(_, from), let .names(from),
+             let .who(_, from), let .mode(_, from), let .kick(_, _, from), let .invite(_, from):
+            from
+        case let .forwarded(inner):
+            inner.requester
+        case .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone:
+            nil
+        }
+    }
 }
 
 /// A channel's state: kept outside the behavior so that a restart after a failure keeps the
@@ -142,9 +172,14 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     }
 
     private func handle(_ message: ChannelMessage) throws {
+        var answered = message.expectsAnswer
+        defer {
+            if answered, let from = message.requester { from.session.tell(.answered) }
+        }
         switch message {
         case let .forwarded(inner):
             state.fromDirectory += 1
+            answered = false
             try handle(inner)
         case let .join(identity, key):
             try server.checkFault("channel:join")
@@ -190,8 +225,13 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         case let .kick(nicks, reason, from):
             kick(nicks, reason: reason, from: from)
         case let .invite(nick, from):
-            invite(nick, from: from)
+            // Delivered by the registry, which then answers the session.
+            if invite(nick, from: from) { answered = false }
         case let .memberTerminated(id):
+            // Death watch overtakes the session's last messages (its PRIVMSGs, its QUIT): look
+            // again once everything queued before now has been handled.
+            context.myself.tell(.memberGone(id: id))
+        case let .memberGone(id):
             // The session ended without leaving (it failed in a way that skipped its clean-up).
             guard let member = state.remove(id: id) else { break }
             let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized()
@@ -333,18 +373,23 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         }
     }
 
-    private func invite(_ nick: String, from: ClientIdentity) {
+    /// True when the invitation went on to the registry.
+    private func invite(_ nick: String, from: ClientIdentity) -> Bool {
         guard let inviter = state.index[from.id].map({ state.members[$0] }) else {
-            return from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+            from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+            return false
         }
         if state.inviteOnly && !inviter.isOperator {
-            return from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
+            from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
+            return false
         }
         if state.member(named: nick) != nil {
-            return from.send(replies.numeric(Numeric.userOnChannel, from.nick, nick, state.name, "is already on channel"))
+            from.send(replies.numeric(Numeric.userOnChannel, from.nick, nick, state.name, "is already on channel"))
+            return false
         }
         state.invited.insert(IRCCaseMapping.fold(nick))
         registry.tell(.invite(nick: nick, channel: state.name, from: from))
+        return true
     }
 
     // MARK: Modes

@@ -65,6 +65,7 @@ enum ChannelDirectory {
             let folded = IRCCaseMapping.fold(name)
             guard state.channels[folded] != nil else {
                 if let ifMissing { from.send(ifMissing) }
+                if request.expectsAnswer { from.session.tell(.answered) }
                 return
             }
             state.channels[folded]!.forwarded += 1
@@ -97,6 +98,7 @@ enum ChannelDirectory {
                 from.send(replies.numeric(Numeric.list, from.nick, entry.name, String(entry.members), entry.topic ?? ""))
             }
             from.send(replies.numeric(Numeric.listEnd, from.nick, "End of /LIST"))
+            from.session.tell(.answered)
 
         case let .channelTerminated(key, channel):
             guard state.channels[key]?.channel == channel else { return }

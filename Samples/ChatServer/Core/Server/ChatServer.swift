@@ -47,7 +47,16 @@ public final class ChatServer: Sendable {
         directory = try system.spawn(ChannelDirectory.behavior(server: context, state: DirectoryState(), registry: registry), name: "channels")
         sessions = try system.spawn(SessionManager.behavior(server: context, tracker: tracker, registry: registry, directory: directory),
                                     name: "sessions")
+        // Failures of the server's actors, as the runtime reports them, become the server's events.
+        let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
+        failureObservation = system.observeEvents { event in
+            guard case let .failed(address, error) = event,
+                  paths.contains(where: { address.path == $0 || address.path.hasPrefix($0 + "/") }) else { return }
+            context.publish(.failed(actor: address.path, error: "\(error)"))
+        }
     }
+
+    private let failureObservation: any Disposable
 
     /// Binds `configuration.host:port` and starts accepting clients.
     ///
@@ -92,6 +101,7 @@ public final class ChatServer: Sendable {
             await group.next()
             group.cancelAll()
         }
+        failureObservation.dispose()
         if ownsSystem {
             _ = await system.shutdown()
         }

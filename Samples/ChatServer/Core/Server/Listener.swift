@@ -35,7 +35,6 @@ enum Listener {
                 switch message {
                 case let .acceptFailed(error):
                     if Self.isTransient(error) { return .same }
-                    server.publish(.failed(actor: "listener", error: "\(error)"))
                     throw ListenerFailure(error: error)
                 case .stop:
                     return .stopped

@@ -11,6 +11,8 @@ enum RegistryMessage: Sendable {
     case update(ClientIdentity)
     /// The connection ended: its nick is free.
     case release(id: UInt64)
+    /// The client's channels changed (for WHOIS).
+    case channels(id: UInt64, [String])
     /// `PRIVMSG`/`NOTICE` to a nick: `line` is sent to its client, an error to `from` (not for notices).
     case deliver(target: String, line: [UInt8], isNotice: Bool, from: ClientIdentity)
     case whois(nick: String, from: ClientIdentity)
@@ -29,6 +31,7 @@ final class RegistryState {
         let id: UInt64
         var nick: String
         var identity: ClientIdentity?
+        var channels: [String] = []
     }
 
     /// Folded nick → entry.
@@ -58,19 +61,26 @@ enum NickRegistry {
                 return
             }
             var identity: ClientIdentity?
+            var channels: [String] = []
             if let old = state.nickByID[id], old != folded, let entry = state.byNick.removeValue(forKey: old) {
                 identity = entry.identity
+                channels = entry.channels
             } else if let entry = state.byNick[folded] {
                 identity = entry.identity
             }
             identity?.nick = nick
-            state.byNick[folded] = RegistryState.Entry(id: id, nick: nick, identity: identity)
+            if channels.isEmpty { channels = state.byNick[folded]?.channels ?? [] }
+            state.byNick[folded] = RegistryState.Entry(id: id, nick: nick, identity: identity, channels: channels)
             state.nickByID[id] = folded
             replyTo.tell(.nickResult(nick: nick, accepted: true))
 
         case let .update(identity):
             guard let folded = state.nickByID[identity.id] else { return }
             state.byNick[folded]?.identity = identity
+
+        case let .channels(id, names):
+            guard let folded = state.nickByID[id] else { return }
+            state.byNick[folded]?.channels = names
 
         case let .release(id):
             if let folded = state.nickByID.removeValue(forKey: id) {
@@ -89,15 +99,28 @@ enum NickRegistry {
             }
 
         case let .whois(nick, from):
-            guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
+            defer { from.session.tell(.answered) }
+            guard let entry = state.byNick[IRCCaseMapping.fold(nick)], let target = entry.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
                 from.send(replies.numeric(Numeric.endOfWhois, from.nick, nick, "End of /WHOIS list"))
                 return
             }
-            // The channel list comes from the target's session, which knows its channels.
-            target.session.tell(.whoisRequested(by: from))
+            let serverName = server.configuration.serverName
+            from.send(replies.numeric(Numeric.whoisUser, from.nick, target.nick, target.user, target.host, "*", target.realName))
+            if !entry.channels.isEmpty {
+                from.send(replies.numeric(Numeric.whoisChannels, from.nick, target.nick, entry.channels.sorted().joined(separator: " ")))
+            }
+            from.send(replies.numeric(Numeric.whoisServer, from.nick, target.nick, serverName, server.configuration.networkName))
+            if target.isOperator {
+                from.send(replies.numeric(Numeric.whoisOperator, from.nick, target.nick, "is an IRC operator"))
+            }
+            if let away = target.away {
+                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
+            }
+            from.send(replies.numeric(Numeric.endOfWhois, from.nick, target.nick, "End of /WHOIS list"))
 
         case let .who(mask, operatorsOnly, from):
+            defer { from.session.tell(.answered) }
             let folded = IRCCaseMapping.fold(mask)
             if let exact = state.byNick[folded]?.identity {
                 if !operatorsOnly || exact.isOperator {
@@ -117,10 +140,12 @@ enum NickRegistry {
             from.send(replies.numeric(Numeric.endOfWho, from.nick, mask, "End of /WHO list"))
 
         case let .ison(nicks, from):
+            defer { from.session.tell(.answered) }
             let online = nicks.compactMap { state.byNick[IRCCaseMapping.fold($0)]?.identity?.nick }
             from.send(replies.numeric(Numeric.ison, from.nick, online.joined(separator: " ")))
 
         case let .userhost(nicks, from):
+            defer { from.session.tell(.answered) }
             let found = nicks.prefix(5).compactMap { nick -> String? in
                 guard let user = state.byNick[IRCCaseMapping.fold(nick)]?.identity else { return nil }
                 return "\(user.nick)\(user.isOperator ? "*" : "")=\(user.away == nil ? "+" : "-")\(user.user)@\(user.host)"
@@ -128,6 +153,7 @@ enum NickRegistry {
             from.send(replies.numeric(Numeric.userhost, from.nick, found.joined(separator: " ")))
 
         case let .kill(nick, reason, from):
+            defer { from.session.tell(.answered) }
             guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
                 return
@@ -135,6 +161,7 @@ enum NickRegistry {
             target.session.tell(.killed(by: from.nick, reason: reason))
 
         case let .invite(nick, channel, from):
+            defer { from.session.tell(.answered) }
             guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
                 return

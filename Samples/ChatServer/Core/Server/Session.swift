@@ -42,6 +42,10 @@ final class Session: AbstractBehavior<SessionMessage> {
     private var pendingHead = 0
     /// A nick claim is on its way to the registry: further commands wait for its answer.
     private var claimingNick: String?
+    /// Answers to the client's commands still to come from other actors (see
+    /// `ChannelMessage.expectsAnswer`): further commands wait for them, so that replies keep
+    /// the order of the commands.
+    private var answersPending = 0
     /// Flood control: the virtual time up to which the client's commands have been paid for.
     private var paidUntil: Date
     private var floodTimerArmed = false
@@ -135,11 +139,16 @@ final class Session: AbstractBehavior<SessionMessage> {
             try drain()
         case let .joinedChannel(key, name, channel):
             channels[key] = (name, channel)
-            registry.tell(.update(identity))
+            channelsChanged()
         case let .leftChannel(key):
-            channels.removeValue(forKey: key)
-        case let .whoisRequested(requester):
-            answerWhois(for: requester)
+            if channels.removeValue(forKey: key) != nil { channelsChanged() }
+        case .answered:
+            answersPending = max(0, answersPending - 1)
+            if answersPending == 0 { context.timers.cancel(key: "answer") }
+            try drain()
+        case .answerTimedOut:
+            answersPending = 0
+            try drain()
         case let .killed(by, reason):
             close(reason: "Killed (\(by) (\(reason)))")
         case .serverShutdown:
@@ -181,16 +190,17 @@ final class Session: AbstractBehavior<SessionMessage> {
 
     /// Runs the commands waiting, in order, while nothing holds them.
     private func drain() throws {
-        while pendingHead < pending.count && closing == nil && claimingNick == nil {
+        while pendingHead < pending.count && closing == nil && claimingNick == nil && answersPending == 0 {
             if configuration.floodControl {
+                // Fake lag: each command costs `floodCost`; a client more than `floodBurst` ahead
+                // of the clock waits (a millisecond of slack absorbs rounding of dates).
                 let current = now
                 if paidUntil < current { paidUntil = current }
-                let ahead = paidUntil.timeIntervalSince(current)
-                if ahead > configuration.floodBurst.timeInterval {
+                let wait = paidUntil.timeIntervalSince(current) - configuration.floodBurst.timeInterval
+                if wait > 0.001 {
                     if !floodTimerArmed {
                         floodTimerArmed = true
-                        let wait = ahead - configuration.floodBurst.timeInterval
-                        context.timers.startSingleTimer(key: "flood", message: .floodRelease, delay: .nanoseconds(Int64(wait * 1e9) + 1))
+                        context.timers.startSingleTimer(key: "flood", message: .floodRelease, delay: .milliseconds(Int64((wait * 1000).rounded(.up))))
                     }
                     break
                 }
@@ -274,6 +284,7 @@ final class Session: AbstractBehavior<SessionMessage> {
                 toChannel(name, .names(from: identity), ifMissing: replies.numeric(Numeric.endOfNames, identity.nick, name, "End of /NAMES list"))
             }
         case "LIST":
+            expectAnswer()
             directory.tell(.list(names: params.first.map { $0.split(separator: ",").map(String.init) }, from: identity))
         case "WHO":
             let mask = params.first ?? "*"
@@ -282,12 +293,14 @@ final class Session: AbstractBehavior<SessionMessage> {
                 toChannel(mask, .who(operatorsOnly: operatorsOnly, from: identity),
                           ifMissing: replies.numeric(Numeric.endOfWho, identity.nick, mask, "End of /WHO list"))
             } else {
+                expectAnswer()
                 registry.tell(.who(mask: mask == "0" ? "*" : mask, operatorsOnly: operatorsOnly, from: identity))
             }
         case "WHOIS":
             guard let first = params.first, !first.isEmpty else { return send(Numeric.noNicknameGiven, "No nickname given") }
             let nicks = params.count > 1 ? params[1] : first
             for nick in nicks.split(separator: ",").prefix(configuration.maxTargets) {
+                expectAnswer()
                 registry.tell(.whois(nick: String(nick), from: identity))
             }
         case "AWAY":
@@ -323,12 +336,15 @@ final class Session: AbstractBehavior<SessionMessage> {
         case "KILL":
             guard params.count >= 1 else { return needMoreParams("KILL") }
             guard identity.isOperator else { return send(Numeric.noPrivileges, "Permission Denied- You're not an IRC operator") }
+            expectAnswer()
             registry.tell(.kill(nick: params[0], reason: params.count > 1 ? params[1] : identity.nick, from: identity))
         case "ISON":
             guard !params.isEmpty else { return needMoreParams("ISON") }
+            expectAnswer()
             registry.tell(.ison(nicks: params.flatMap { $0.split(separator: " ").map(String.init) }, from: identity))
         case "USERHOST":
             guard !params.isEmpty else { return needMoreParams("USERHOST") }
+            expectAnswer()
             registry.tell(.userhost(nicks: params.flatMap { $0.split(separator: " ").map(String.init) }, from: identity))
         case "VERSION":
             send(Numeric.version, "\(configuration.version).", configuration.serverName, "Mailbox IRC chat server sample")
@@ -469,6 +485,7 @@ final class Session: AbstractBehavior<SessionMessage> {
                                        from: identity))
             }
             channels.removeAll()
+            channelsChanged()
             return
         }
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -484,6 +501,7 @@ final class Session: AbstractBehavior<SessionMessage> {
                 continue
             }
             let key = position < keys.count && !keys[position].isEmpty ? keys[position] : nil
+            expectAnswer()
             directory.tell(.join(name: name, key: key, from: identity))
         }
     }
@@ -497,6 +515,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             if let channel = channels.removeValue(forKey: key) {
                 partParams[0] = channel.name
                 channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(), from: identity))
+                channelsChanged()
             } else {
                 toChannel(name, .part(line: [], from: identity), ifMissing: noSuchChannel(name))
             }
@@ -535,6 +554,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     /// Sends a request to a channel: straight to its actor when the client is a member, through
     /// the directory otherwise (which answers `ifMissing` when there is no such channel).
     private func toChannel(_ name: String, _ request: ChannelMessage, ifMissing: [UInt8]?) {
+        if request.expectsAnswer { expectAnswer() }
         if let channel = channels[IRCCaseMapping.fold(name)] {
             channel.ref.tell(request)
         } else {
@@ -587,24 +607,17 @@ final class Session: AbstractBehavior<SessionMessage> {
         "+" + (identity.isInvisible ? "i" : "") + (identity.isOperator ? "o" : "")
     }
 
-    private func answerWhois(for requester: ClientIdentity) {
-        let nick = identity.nick
-        requester.send(replies.numeric(Numeric.whoisUser, requester.nick, nick, identity.user, identity.host, "*", identity.realName))
-        let names = channels.values.map(\.name).sorted()
-        if !names.isEmpty {
-            requester.send(replies.numeric(Numeric.whoisChannels, requester.nick, nick, names.joined(separator: " ")))
+    /// One more answer to wait for before the next command runs (at most 5 s: an actor that
+    /// fails while answering must not wedge the client).
+    private func expectAnswer() {
+        answersPending += 1
+        if answersPending == 1 {
+            context.timers.startSingleTimer(key: "answer", message: .answerTimedOut, delay: .seconds(5))
         }
-        requester.send(replies.numeric(Numeric.whoisServer, requester.nick, nick, configuration.serverName, configuration.networkName))
-        if identity.isOperator {
-            requester.send(replies.numeric(Numeric.whoisOperator, requester.nick, nick, "is an IRC operator"))
-        }
-        if let away = identity.away {
-            requester.send(replies.numeric(Numeric.away, requester.nick, nick, away))
-        }
-        let idle = Int(now.timeIntervalSince(lastMessage ?? signOn))
-        requester.send(replies.numeric(Numeric.whoisIdle, requester.nick, nick, String(max(0, idle)),
-                                       String(Int(signOn.timeIntervalSince1970)), "seconds idle, signon time"))
-        requester.send(replies.numeric(Numeric.endOfWhois, requester.nick, nick, "End of /WHOIS list"))
+    }
+
+    private func channelsChanged() {
+        registry.tell(.channels(id: identity.id, channels.values.map(\.name)))
     }
 
     /// The client's record changed (away, modes): the registry and its channels get the new one.

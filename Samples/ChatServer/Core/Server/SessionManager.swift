@@ -94,13 +94,6 @@ enum SessionManager {
                 }
                 return .same
             }
-            .receiveLifecycle { _, event in
-                if case let .childFailed(child, error) = event {
-                    server.publish(.failed(actor: child.path, error: "\(error)"))
-                    return .same
-                }
-                return .unhandled
-            }
         }
     }
 }

@@ -18,7 +18,10 @@ enum SessionMessage: Sendable {
     case joinedChannel(key: String, name: String, channel: ActorRef<ChannelMessage>)
     /// Kicked, or the channel closed.
     case leftChannel(key: String)
-    case whoisRequested(by: ClientIdentity)
+    /// The actor that answered one of the client's commands has sent its last reply.
+    case answered
+    /// An answer took too long (its actor failed): run the next commands anyway.
+    case answerTimedOut
     case killed(by: String, reason: String)
     case serverShutdown
 }
