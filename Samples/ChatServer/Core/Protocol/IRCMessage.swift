@@ -216,10 +216,14 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
     /// The command is written as given (sanitized as above); an empty one gives a malformed
     /// line, so callers always set one.
     ///
+    /// - Parameter alwaysTrailing: write the last parameter with ':' even when it need not be,
+    ///   as ircds do for texts (`PRIVMSG #a :hi`, numerics' messages), for clients that split
+    ///   on " :" instead of parsing.
+    ///
     /// Cost: one allocation of exactly the line's size and one copy of each field. Serialize
     /// once and send the same bytes to every recipient.
-    public func serialized() -> [UInt8] {
-        let layout = self.layout()
+    public func serialized(alwaysTrailing: Bool = false) -> [UInt8] {
+        let layout = self.layout(alwaysTrailing: alwaysTrailing)
         if let cut = layout.hardCut {
             return hardCutLine(fullBodyLength: cut)
         }
@@ -233,8 +237,8 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
 
     /// Appends the wire form (as `serialized()` returns it) to `buffer`, e.g. to batch several
     /// messages into one write.
-    public func serialize(into buffer: inout [UInt8]) {
-        let layout = self.layout()
+    public func serialize(into buffer: inout [UInt8], alwaysTrailing: Bool = false) {
+        let layout = self.layout(alwaysTrailing: alwaysTrailing)
         if let cut = layout.hardCut {
             buffer.append(contentsOf: hardCutLine(fullBodyLength: cut))
             return
@@ -265,7 +269,7 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
         var hardCut: Int?
     }
 
-    private func layout() -> Layout {
+    private func layout(alwaysTrailing: Bool) -> Layout {
         var header = command.utf8.count
         if let tags, !tags.isEmpty { header += tags.utf8.count + 2 }
         if let prefix, !prefix.isEmpty { header += prefix.utf8.count + 2 }
@@ -281,7 +285,7 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
                 : Layout(total: 0, lastLength: 0, lastColon: false, hardCut: header)
         }
         let lastLength = last.utf8.count
-        let lastColon = Self.needsTrailing(last)
+        let lastColon = alwaysTrailing || Self.needsTrailing(last)
         let total = header + 1 + (lastColon ? 1 : 0) + lastLength + 2
         if total <= limit {
             return Layout(total: total, lastLength: lastLength, lastColon: lastColon, hardCut: nil)
