@@ -218,9 +218,9 @@ class IRCClient:
                     return out
             if self.eof:
                 raise ServerClosed(f"{self.name}: connection closed while waiting for {what}; "
-                                   f"got {out[-15:]}; {self._recent()}")
+                                   f"got {short(out[-15:])}; {self._recent()}")
             if not self._fill(deadline):
-                raise AssertionError(f"{self.name}: timed out waiting for {what}; got {out[-15:]}")
+                raise AssertionError(f"{self.name}: timed out waiting for {what}; got {short(out[-15:])}")
 
     def expect(self, *what: Matcher, timeout: Optional[float] = None) -> Message:
         """The first message matching `what` (skipping others); fails on EOF or the deadline."""
@@ -236,7 +236,8 @@ class IRCClient:
             if self.eof:
                 return out
             if not self._fill(deadline):
-                raise AssertionError(f"{self.name}: connection still open after the deadline; got {out[-15:]}")
+                raise AssertionError(f"{self.name}: connection still open after the deadline; "
+                                     f"got {short(out[-15:])}")
 
     def sync(self, timeout: Optional[float] = None) -> list[Message]:
         """Round trip: sends PING with a unique token, returns every message before its PONG.
@@ -261,7 +262,7 @@ class IRCClient:
         return out
 
     def _recent(self) -> str:
-        return "last received: " + repr(self.history[-10:])
+        return "last received: " + short(self.history[-10:])
 
     # ------------------------------------------------------------------------------ conveniences
     def register(self, nick: str, user: Optional[str] = None, realname: Optional[str] = None,
@@ -299,9 +300,38 @@ class IRCClient:
             pass
 
 
+def short(msgs: list[Message], width: int = 160) -> str:
+    """Messages for a failure report, each cut to `width` characters."""
+    out = []
+    for m in msgs:
+        text = repr(m)
+        out.append(text if len(text) <= width else text[:width] + f"...(+{len(text) - width})")
+    return "[" + ", ".join(out) + "]"
+
+
 def nick_of(prefix: Optional[str]) -> Optional[str]:
     return None if prefix is None else prefix.split("!", 1)[0]
 
 
 def is_numeric(m: Message, code: str) -> bool:
     return m.command == code
+
+
+def pump(clients: list[IRCClient], until: Callable[[], bool], timeout: float) -> None:
+    """Reads all `clients` at once (answering PINGs of those with auto_pong) until `until()` is
+    true; fails when the deadline passes first. Messages stay queued in each client's `pending`."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        open_socks = {c.sock: c for c in clients if not c.eof and not c.closed_locally}
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError("condition not met before the deadline; recent: " +
+                                 "; ".join(f"{c.name}: {short(c.history[-5:])}" for c in clients))
+        if not open_socks:
+            if until():
+                return
+            raise AssertionError("every connection closed before the condition was met: " +
+                                 "; ".join(f"{c.name}: {short(c.history[-5:])}" for c in clients))
+        ready, _, _ = select.select(list(open_socks), [], [], remaining)
+        for s in ready:
+            open_socks[s]._fill(time.monotonic() + 0.001)
