@@ -19,7 +19,7 @@ def alive_and_serving(server, *clients: IRCClient) -> None:
     fresh.close()
 
 
-@pytest.mark.ours_only("ngIRCd closes the connection with ERROR :Request too long instead of 417")
+@pytest.mark.ours_only("closes the connection with ERROR :Request too long instead of 417")
 def test_line_over_512_bytes_gets_417_and_the_connection_goes_on(server):
     alice = server.user("alice")
     bob = server.user("bob")
@@ -48,7 +48,7 @@ def test_line_of_exactly_512_bytes_is_accepted(server):
     assert alice.sync() == []
 
 
-@pytest.mark.ours_only("ngIRCd stops reading a client whose 2 KiB buffer fills without a line end "
+@pytest.mark.ours_only("stops reading a client whose 2 KiB buffer fills without a line end "
                        "(no ERROR, no close)")
 def test_megabytes_without_newline_get_error_and_close_while_others_are_served(server):
     alice = server.user("alice", "#room")
@@ -66,7 +66,7 @@ def test_megabytes_without_newline_get_error_and_close_while_others_are_served(s
     alive_and_serving(server, bob)
 
 
-@pytest.mark.ours_only("ngIRCd keeps lines as C strings: a NUL stalls the connection's line parsing")
+@pytest.mark.ours_only("keeps lines as C strings: a NUL stalls the connection's line parsing")
 def test_nul_bytes_do_not_break_the_connection(server):
     alice = server.user("alice")
     bob = server.user("bob")

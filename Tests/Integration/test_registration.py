@@ -281,7 +281,7 @@ def test_version_and_time_reply(server):
     assert t.param(1) == SERVER_NAME, t
 
 
-@pytest.mark.ours_only("ngIRCd has no registration timeout setting")
+@pytest.mark.ours_only("has no registration timeout setting")
 def test_unregistered_connection_is_closed_after_registration_timeout(start_server):
     server = start_server(registration_timeout=1)
     c = server.client("idle")
