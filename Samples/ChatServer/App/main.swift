@@ -1,1 +1,57 @@
-print("chat-server: not yet")
+// chat-server: an IRC server on Mailbox actors. `chat-server --help` lists the options.
+import ChatServerCore
+import Dispatch
+import Foundation
+import Mailbox
+
+func write(_ text: String, to handle: FileHandle) {
+    handle.write(Data((text + "\n").utf8))
+}
+
+var options = ChatServerConfiguration.CommandLineOptions()
+let configuration: ChatServerConfiguration
+do {
+    configuration = try ChatServerConfiguration(arguments: Array(CommandLine.arguments.dropFirst()), options: &options)
+} catch {
+    write("chat-server: \(error)\n\(ChatServerConfiguration.usage)", to: .standardError)
+    exit(2)
+}
+if options.help {
+    write(ChatServerConfiguration.usage, to: .standardOutput)
+    exit(0)
+}
+
+ProcessLimits.ignoreSIGPIPE()
+_ = ProcessLimits.raiseOpenFileLimit()
+
+let server: ChatServer
+let address: SocketAddress
+do {
+    server = try ChatServer(configuration: configuration)
+    if options.verbose {
+        server.events.observeValues { event in write("chat-server: \(event)", to: .standardError) }
+    }
+    address = try server.listen()
+} catch {
+    write("chat-server: \(error)", to: .standardError)
+    exit(1)
+}
+write("chat-server listening on \(address)", to: .standardOutput)
+
+// SIGINT/SIGTERM: stop accepting, tell every client, flush, exit 0.
+let signalQueue = DispatchQueue(label: "chat-server.signals")
+let signalSources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+    signal(number, SIG_IGN)
+    return DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+}
+for source in signalSources {
+    source.setEventHandler {
+        signalSources.forEach { $0.cancel() }
+        Task {
+            await server.shutdown()
+            exit(0)
+        }
+    }
+    source.resume()
+}
+dispatchMain()

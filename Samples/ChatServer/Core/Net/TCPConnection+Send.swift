@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+
+extension TCPConnection {
+    /// Queues `bytes` for sending; never blocks.
+    ///
+    /// Buffers are written whole and never interleaved with other buffers; buffers sent by one
+    /// thread go out in call order. When nothing is queued the bytes are written at once from
+    /// the calling thread; what the kernel does not take is queued and written when the socket
+    /// becomes writable (the write source is armed only while something is queued). The array
+    /// itself is queued, never copied, so sending one array to many connections shares it.
+    ///
+    /// Overflow: if the bytes still queued plus `bytes` would exceed the `sendQueueLimit` given
+    /// to `start`, `bytes` is dropped, the connection stops reading, refuses all further sends,
+    /// sends the `farewell` (past the limit), closes (flushing at most 2 s, then a reset) and
+    /// reports `onClose(.sendQueueExceeded)`; this call returns `.sendQueueExceeded`.
+    ///
+    /// A write error (`EPIPE`, `ECONNRESET`) closes the connection with `.failed` and this call
+    /// returns `.closed`. An empty `bytes` is `.queued` and does nothing.
+    ///
+    /// - Returns: `.queued`; `.sendQueueExceeded` for the call that overflowed; `.closed` once the
+    ///   connection is closing or closed.
+    /// - Complexity: one non-blocking write syscall when nothing is queued, else O(1).
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> SendResult {
+        state.withLock { state in
+            guard case .open = state.phase else { return .closed }
+            if bytes.isEmpty { return .queued }
+            if bytes.count > state.sendQueueLimit - state.pending.byteCount {
+                beginDraining(&state, .sendQueueExceeded, final: state.farewell, timeout: .seconds(2))
+                return .sendQueueExceeded
+            }
+            guard state.pending.isEmpty else {
+                state.pending.append(bytes)  // the armed write source takes it from here
+                return .queued
+            }
+            let written = bytes.withUnsafeBytes { _Posix.send(fd, $0) }
+            if written == bytes.count { return .queued }
+            if written >= 0 {
+                state.pending.append(bytes, offset: written)
+            } else {
+                let error = _Posix.errno
+                if error == EINTR || _Posix.wouldBlock(error) {
+                    state.pending.append(bytes)
+                } else {
+                    finish(&state, .failed(SocketError(operation: "write", errno: error)), ending: .immediate)
+                    return .closed
+                }
+            }
+            armWriteSource(&state)
+            return .queued
+        }
+    }
+
+    /// Closes gracefully: stops reading, sends what is queued and then `final` (past the limit),
+    /// then shuts the socket down and closes it. If that cannot be flushed within `timeout`, it
+    /// closes anyway with a reset (`SO_LINGER` 0).
+    ///
+    /// Never blocks. `onClose(.closedLocally)` follows (on the connection's queue) unless the
+    /// connection was already closing or closed. Idempotent; sends after it return `.closed`.
+    public func close(final: [UInt8]? = nil, timeout: Duration = .seconds(2)) {
+        state.withLock { state in
+            guard case .open = state.phase else { return }
+            beginDraining(&state, .closedLocally, final: final, timeout: timeout)
+        }
+    }
+
+    // MARK: - Internals (caller holds the lock)
+
+    /// Stops reading and sends what is queued plus `final`; closes when flushed, or at the
+    /// deadline with a reset.
+    private func beginDraining(
+        _ state: inout _ConnectionState, _ reason: CloseReason, final: [UInt8]?, timeout: Duration
+    ) {
+        state.phase = .draining(reason)
+        Self.suspendReadSource(&state)
+        if let final { state.pending.append(final) }
+        guard !state.pending.isEmpty else {
+            finish(&state, reason, ending: .graceful)
+            return
+        }
+        switch flush(&state) {
+        case .drained:
+            finish(&state, reason, ending: .graceful)
+        case .failed:
+            finish(&state, reason, ending: .immediate)
+        case .wouldBlock:
+            armWriteSource(&state)
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + Self.dispatchInterval(timeout))
+            timer.setEventHandler { [self] in flushDeadlinePassed() }
+            state.flushTimer = timer
+            timer.resume()
+        }
+    }
+
+    private enum FlushResult {
+        case drained
+        case wouldBlock
+        case failed(SocketError)
+    }
+
+    /// Writes queued buffers (up to 64 per `sendmsg`) until the queue is empty or the kernel
+    /// takes no more.
+    private func flush(_ state: inout _ConnectionState) -> FlushResult {
+        while !state.pending.isEmpty {
+            let written = state.pending.withIOVectors(maxBuffers: 64) { vectors in
+                var message = msghdr()
+                message.msg_iov = vectors.baseAddress
+                message.msg_iovlen = numericCast(vectors.count)
+                return sendmsg(fd, &message, _Posix.sendFlags)
+            }
+            if written >= 0 {
+                state.pending.consume(written)
+                continue
+            }
+            let error = _Posix.errno
+            if error == EINTR { continue }
+            if _Posix.wouldBlock(error) { return .wouldBlock }
+            return .failed(SocketError(operation: "write", errno: error))
+        }
+        return .drained
+    }
+
+    /// Creates the write source on first use and arms it.
+    private func armWriteSource(_ state: inout _ConnectionState) {
+        if state.writeSource == nil {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [self] in writableEvent() }
+            source.setCancelHandler { [self] in sourceCancelled() }
+            state.writeSource = source
+        }
+        if !state.writeSourceArmed {
+            state.writeSourceArmed = true
+            state.writeSource!.resume()
+        }
+    }
+
+    /// The write source's handler: flushes; disarms when drained, or finishes a drain.
+    private func writableEvent() {
+        state.withLock { state in
+            switch state.phase {
+            case .closed:
+                return
+            case .open:
+                // A stale event after the source was disarmed: nothing queued, stay disarmed.
+                guard state.writeSourceArmed else { return }
+                switch flush(&state) {
+                case .drained:
+                    state.writeSourceArmed = false
+                    state.writeSource!.suspend()
+                case .wouldBlock:
+                    break
+                case .failed(let error):
+                    finish(&state, .failed(error), ending: .immediate)
+                }
+            case .draining(let reason):
+                switch flush(&state) {
+                case .drained: finish(&state, reason, ending: .graceful)
+                case .wouldBlock: break
+                case .failed: finish(&state, reason, ending: .immediate)
+                }
+            }
+        }
+    }
+
+    /// The flush timer's handler: still draining at the deadline, so reset and close.
+    private func flushDeadlinePassed() {
+        state.withLock { state in
+            guard case .draining(let reason) = state.phase else { return }
+            finish(&state, reason, ending: .abortive)
+        }
+    }
+
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return .nanoseconds(0) }
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .never }
+        return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
+    }
+}

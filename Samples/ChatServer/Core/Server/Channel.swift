@@ -1,0 +1,550 @@
+import Foundation
+import Mailbox
+
+/// What a channel's actor is asked. Every request carries the requester's identity: the channel
+/// answers it directly on the requester's connection (numerics), and fans lines out to its members.
+enum ChannelMessage: Sendable {
+    /// From the directory: `identity` wants to join, with `key`.
+    case join(ClientIdentity, key: String?)
+    /// `PRIVMSG`/`NOTICE` to the channel; `line` is already serialized, once, for every member.
+    case message(line: [UInt8], isNotice: Bool, from: ClientIdentity)
+    case part(line: [UInt8], from: ClientIdentity)
+    /// The member quit: `line` goes to each other member not yet claimed in `once`.
+    case quit(id: UInt64, line: [UInt8], once: DeliverOnce)
+    /// The member's nick changed: `line` goes to each other member not yet claimed in `once`.
+    case nickChanged(ClientIdentity, line: [UInt8], once: DeliverOnce)
+    /// The member's record changed (away, invisible): for WHO and NAMES.
+    case memberUpdated(ClientIdentity)
+    case topic(String?, from: ClientIdentity)
+    case names(from: ClientIdentity)
+    case who(operatorsOnly: Bool, from: ClientIdentity)
+    case mode([String], from: ClientIdentity)
+    case kick(nicks: [String], reason: String?, from: ClientIdentity)
+    case invite(nick: String, from: ClientIdentity)
+    /// A member's session terminated (death watch, a system message).
+    case memberTerminated(id: UInt64)
+    /// After `memberTerminated`, behind the messages the member sent before it terminated.
+    case memberGone(id: UInt64)
+    /// A request the directory forwarded (counted, so that the directory closes an empty
+    /// channel only when nothing it forwarded is still on its way).
+    indirect case forwarded(ChannelMessage)
+
+    /// Requests whose answers the session waits for before it runs the client's next command, so
+    /// that a client sees the replies to its commands in the order it sent them. The actor that
+    /// answers such a request last sends `SessionMessage.answered`. (A `part` with no line comes
+    /// from a non-member, through the directory: it is answered with 442.)
+    var expectsAnswer: Bool {
+        switch self {
+        case .join, .topic, .names, .who, .mode, .kick, .invite: true
+        case let .part(line, _): line.isEmpty
+        case let .forwarded(inner): inner.expectsAnswer
+        case .message, .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone: false
+        }
+    }
+}
+
+extension ChannelMessage {
+    /// Who asked, for the requests that come from a client.
+    var requester: ClientIdentity? {
+        switch self {
+        case let .join(from, _), let .message(_, _, from), let .part(_, from), let .topic(_, from), let .names(from),
+             let .who(_, from), let .mode(_, from), let .kick(_, _, from), let .invite(_, from):
+            from
+        case let .forwarded(inner):
+            inner.requester
+        case .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone:
+            nil
+        }
+    }
+}
+
+/// A channel's state: kept outside the behavior so that a restart after a failure keeps the
+/// members, modes and topic (the failing request is dropped). Used only by the channel's actor.
+final class ChannelState {
+    struct Member {
+        var identity: ClientIdentity
+        var isOperator: Bool
+        var hasVoice: Bool
+
+        var prefixSymbol: String { isOperator ? "@" : hasVoice ? "+" : "" }
+    }
+
+    struct Ban {
+        let mask: WildcardMask
+        let setBy: String
+        let setAt: Int
+    }
+
+    let name: String
+    let key: String
+    let createdAt: Int
+    /// Members in join order; `index` maps a connection id to its position.
+    var members: [Member] = []
+    var index: [UInt64: Int] = [:]
+    var topic: (text: String, setBy: String, setAt: Int)?
+    var inviteOnly = false, moderated = false, noExternal = true, topicLocked = true
+    var channelKey: String?
+    var limit: Int?
+    var bans: [Ban] = []
+    /// Folded nicks invited (cleared when they join).
+    var invited: Set<String> = []
+    /// Requests received from the directory: the directory closes the channel only when it has
+    /// forwarded nothing since the channel reported itself empty.
+    var fromDirectory = 0
+    /// Member count and topic last reported to the directory (for LIST).
+    var reported: (count: Int, topic: String?) = (0, nil)
+
+    init(name: String, key: String, createdAt: Int) {
+        self.name = name
+        self.key = key
+        self.createdAt = createdAt
+    }
+
+    func member(named nick: String) -> Int? {
+        let folded = IRCCaseMapping.fold(nick)
+        return members.firstIndex { IRCCaseMapping.fold($0.identity.nick) == folded }
+    }
+
+    func add(_ member: Member) {
+        index[member.identity.id] = members.count
+        members.append(member)
+    }
+
+    /// Removes a member; the last one takes its place (order is not part of IRC's contract).
+    @discardableResult
+    func remove(id: UInt64) -> Member? {
+        guard let position = index.removeValue(forKey: id) else { return nil }
+        let removed = members[position]
+        let last = members.removeLast()
+        if position < members.count {
+            members[position] = last
+            index[last.identity.id] = position
+        }
+        return removed
+    }
+
+    var modeString: String {
+        var flags = "+"
+        var params: [String] = []
+        if inviteOnly { flags += "i" }
+        if let channelKey { flags += "k"; params.append(channelKey) }
+        if let limit { flags += "l"; params.append(String(limit)) }
+        if moderated { flags += "m" }
+        if noExternal { flags += "n" }
+        if topicLocked { flags += "t" }
+        return ([flags] + params).joined(separator: " ")
+    }
+}
+
+/// One actor per channel: its members, modes, topic, bans and invitations.
+final class ChannelActor: AbstractBehavior<ChannelMessage> {
+    private let server: ServerContext
+    private let state: ChannelState
+    private let directory: ActorRef<DirectoryMessage>
+    private let registry: ActorRef<RegistryMessage>
+    private var replies: Replies { server.replies }
+
+    init(context: ActorContext<ChannelMessage>, server: ServerContext, state: ChannelState,
+         directory: ActorRef<DirectoryMessage>, registry: ActorRef<RegistryMessage>) {
+        self.server = server
+        self.state = state
+        self.directory = directory
+        self.registry = registry
+        super.init(context: context)
+        // After a restart, watch the members again (the watches ended with the failed run).
+        for member in state.members {
+            context.watch(member.identity.session, with: .memberTerminated(id: member.identity.id))
+        }
+    }
+
+    /// The behavior of a channel, restarted in place (state kept) after a failure.
+    static func behavior(server: ServerContext, state: ChannelState,
+                         directory: ActorRef<DirectoryMessage>, registry: ActorRef<RegistryMessage>) -> Behavior<ChannelMessage> {
+        Behavior<ChannelMessage>.supervise(.object { context in
+            ChannelActor(context: context, server: server, state: state, directory: directory, registry: registry)
+        }).onFailure(.restart(limit: 10, within: .seconds(60)))
+    }
+
+    override func receive(_ message: ChannelMessage) throws -> Behavior<ChannelMessage> {
+        try handle(message)
+        reportChanges()
+        return .same
+    }
+
+    private func handle(_ message: ChannelMessage) throws {
+        var answered = message.expectsAnswer
+        defer {
+            if answered, let from = message.requester { from.session.tell(.answered) }
+        }
+        switch message {
+        case let .forwarded(inner):
+            state.fromDirectory += 1
+            answered = false
+            try handle(inner)
+        case let .join(identity, key):
+            try server.checkFault("channel:join")
+            join(identity, key: key)
+        case let .message(line, isNotice, from):
+            try server.checkFault("channel:message")
+            relay(line, isNotice: isNotice, from: from)
+        case let .part(line, from):
+            guard state.remove(id: from.id) != nil else {
+                from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+                break
+            }
+            context.unwatch(from.session)
+            from.send(line)
+            broadcast(line)
+        case let .quit(id, line, once):
+            guard let member = state.remove(id: id) else { break }
+            context.unwatch(member.identity.session)
+            for other in state.members where once.claim(other.identity.id) {
+                other.identity.send(line)
+            }
+        case let .nickChanged(identity, line, once):
+            guard let position = state.index[identity.id] else { break }
+            state.members[position].identity = identity
+            for other in state.members where once.claim(other.identity.id) {
+                other.identity.send(line)
+            }
+        case let .memberUpdated(identity):
+            if let position = state.index[identity.id] { state.members[position].identity = identity }
+        case let .topic(text, from):
+            topic(text, from: from)
+        case let .names(from):
+            names(to: from)
+        case let .who(operatorsOnly, from):
+            let isMember = state.index[from.id] != nil
+            for member in state.members where (!member.identity.isInvisible || isMember) && (!operatorsOnly || member.identity.isOperator) {
+                from.send(NickRegistry.whoReply(member.identity, channel: state.name, status: member.prefixSymbol, to: from, replies: replies))
+            }
+            from.send(replies.numeric(Numeric.endOfWho, from.nick, state.name, "End of /WHO list"))
+        case let .mode(params, from):
+            try server.checkFault("channel:mode")
+            mode(params, from: from)
+        case let .kick(nicks, reason, from):
+            kick(nicks, reason: reason, from: from)
+        case let .invite(nick, from):
+            // Delivered by the registry, which then answers the session.
+            if invite(nick, from: from) { answered = false }
+        case let .memberTerminated(id):
+            // Death watch overtakes the session's last messages (its PRIVMSGs, its QUIT): look
+            // again once everything queued before now has been handled.
+            context.myself.tell(.memberGone(id: id))
+        case let .memberGone(id):
+            // The session ended without leaving (it failed in a way that skipped its clean-up).
+            guard let member = state.remove(id: id) else { break }
+            let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized()
+            broadcast(line)
+        }
+    }
+
+    override func receiveLifecycle(_ event: LifecycleEvent) throws -> Behavior<ChannelMessage> {
+        switch event {
+        case .postStop:
+            // Closed by the directory (empty), or stopped after too many failures: members that
+            // are left learn that they are no longer in it.
+            for member in state.members {
+                member.identity.send(IRCMessage(prefix: replies.serverName, command: "KICK",
+                                                params: [state.name, member.identity.nick, "Channel closed"]).serialized())
+                member.identity.session.tell(.leftChannel(key: state.key))
+            }
+            return .same
+        case .terminated:
+            return .same
+        default:
+            return .unhandled
+        }
+    }
+
+    // MARK: Requests
+
+    private func join(_ identity: ClientIdentity, key: String?) {
+        if state.index[identity.id] != nil { return }
+        let folded = IRCCaseMapping.fold(identity.nick)
+        let invited = state.invited.contains(folded)
+        let isFirst = state.members.isEmpty
+        if !isFirst {
+            if let limit = state.limit, state.members.count >= limit {
+                return identity.send(replies.numeric(Numeric.channelIsFull, identity.nick, state.name, "Cannot join channel (+l)"))
+            }
+            if state.inviteOnly && !invited {
+                return identity.send(replies.numeric(Numeric.inviteOnlyChan, identity.nick, state.name, "Cannot join channel (+i)"))
+            }
+            if !invited && state.bans.contains(where: { $0.mask.matches(identity.prefix) }) {
+                return identity.send(replies.numeric(Numeric.bannedFromChan, identity.nick, state.name, "Cannot join channel (+b)"))
+            }
+            if let channelKey = state.channelKey, key != channelKey {
+                return identity.send(replies.numeric(Numeric.badChannelKey, identity.nick, state.name, "Cannot join channel (+k)"))
+            }
+        }
+        state.invited.remove(folded)
+        state.add(ChannelState.Member(identity: identity, isOperator: isFirst, hasVoice: false))
+        context.watch(identity.session, with: .memberTerminated(id: identity.id))
+        broadcast(IRCMessage(prefix: identity.prefix, command: "JOIN", params: [state.name]).serialized())
+        identity.session.tell(.joinedChannel(key: state.key, name: state.name, channel: context.myself))
+        if let topic = state.topic {
+            identity.send(replies.numeric(Numeric.topic, identity.nick, state.name, topic.text))
+            identity.send(replies.numeric(Numeric.topicWhoTime, identity.nick, state.name, topic.setBy, String(topic.setAt)))
+        }
+        names(to: identity)
+    }
+
+    private func relay(_ line: [UInt8], isNotice: Bool, from: ClientIdentity) {
+        let sender = state.index[from.id].map { state.members[$0] }
+        func refuse(_ why: String) {
+            if !isNotice { from.send(replies.numeric(Numeric.cannotSendToChan, from.nick, state.name, "Cannot send to channel (\(why))")) }
+        }
+        if sender == nil && state.noExternal { return refuse("+n") }
+        if state.moderated && !(sender?.isOperator ?? false) && !(sender?.hasVoice ?? false) { return refuse("+m") }
+        if !(sender?.isOperator ?? false) && !(sender?.hasVoice ?? false) && state.bans.contains(where: { $0.mask.matches(from.prefix) }) {
+            return refuse("+b")
+        }
+        var delivered = 0
+        for member in state.members where member.identity.id != from.id {
+            member.identity.send(line)
+            delivered += 1
+        }
+        server.counters.messagesRelayed.add(delivered, ordering: .relaxed)
+    }
+
+    private func topic(_ text: String?, from: ClientIdentity) {
+        let member = state.index[from.id].map { state.members[$0] }
+        guard let text else {
+            if let topic = state.topic {
+                from.send(replies.numeric(Numeric.topic, from.nick, state.name, topic.text))
+                from.send(replies.numeric(Numeric.topicWhoTime, from.nick, state.name, topic.setBy, String(topic.setAt)))
+            } else {
+                from.send(replies.numeric(Numeric.noTopic, from.nick, state.name, "No topic is set"))
+            }
+            return
+        }
+        guard let member else {
+            return from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+        }
+        if state.topicLocked && !member.isOperator {
+            return from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
+        }
+        let topicText = text.truncated(toBytes: server.configuration.topicLength)
+        state.topic = topicText.isEmpty ? nil : (topicText, from.prefix, now)
+        broadcast(IRCMessage(prefix: from.prefix, command: "TOPIC", params: [state.name, topicText]).serialized())
+    }
+
+    private func names(to identity: ClientIdentity) {
+        let isMember = state.index[identity.id] != nil
+        var batch: [String] = []
+        var length = 0
+        // 353 lines stay under 512 bytes: the fixed part is at most ~100 bytes.
+        let budget = 400 - state.name.utf8.count - identity.nick.utf8.count
+        func flush() {
+            guard !batch.isEmpty else { return }
+            identity.send(replies.numeric(Numeric.namReply, identity.nick, "=", state.name, batch.joined(separator: " ")))
+            batch.removeAll(keepingCapacity: true)
+            length = 0
+        }
+        for member in state.members where isMember || !member.identity.isInvisible {
+            let entry = member.prefixSymbol + member.identity.nick
+            if length + entry.utf8.count + 1 > budget { flush() }
+            batch.append(entry)
+            length += entry.utf8.count + 1
+        }
+        flush()
+        identity.send(replies.numeric(Numeric.endOfNames, identity.nick, state.name, "End of /NAMES list"))
+    }
+
+    private func kick(_ nicks: [String], reason: String?, from: ClientIdentity) {
+        guard let kicker = state.index[from.id].map({ state.members[$0] }) else {
+            return from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+        }
+        guard kicker.isOperator else {
+            return from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
+        }
+        for nick in nicks {
+            guard let position = state.member(named: nick) else {
+                from.send(replies.numeric(Numeric.userNotInChannel, from.nick, nick, state.name, "They aren't on that channel"))
+                continue
+            }
+            let target = state.members[position].identity
+            let text = (reason ?? from.nick).truncated(toBytes: server.configuration.kickLength)
+            broadcast(IRCMessage(prefix: from.prefix, command: "KICK", params: [state.name, target.nick, text]).serialized())
+            state.remove(id: target.id)
+            context.unwatch(target.session)
+            target.session.tell(.leftChannel(key: state.key))
+        }
+    }
+
+    /// True when the invitation went on to the registry.
+    private func invite(_ nick: String, from: ClientIdentity) -> Bool {
+        guard let inviter = state.index[from.id].map({ state.members[$0] }) else {
+            from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+            return false
+        }
+        if state.inviteOnly && !inviter.isOperator {
+            from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
+            return false
+        }
+        if state.member(named: nick) != nil {
+            from.send(replies.numeric(Numeric.userOnChannel, from.nick, nick, state.name, "is already on channel"))
+            return false
+        }
+        state.invited.insert(IRCCaseMapping.fold(nick))
+        registry.tell(.invite(nick: nick, channel: state.name, from: from))
+        return true
+    }
+
+    // MARK: Modes
+
+    private func mode(_ params: [String], from: ClientIdentity) {
+        let member = state.index[from.id].map { state.members[$0] }
+        guard let modeText = params.first else {
+            from.send(replies.numeric(Numeric.channelModeIs, from.nick, params: [state.name] + state.modeString.split(separator: " ").map(String.init)))
+            from.send(replies.numeric(Numeric.creationTime, from.nick, state.name, String(state.createdAt)))
+            return
+        }
+        var arguments = params.dropFirst().makeIterator()
+        var adding = true
+        var applied: [(sign: Bool, mode: Character, argument: String?)] = []
+        var needsOperator = false
+        var listedBans = false
+        var changes = 0
+        for flag in modeText {
+            switch flag {
+            case "+": adding = true; continue
+            case "-": adding = false; continue
+            default: break
+            }
+            if flag == "b" {
+                guard let mask = arguments.next() else {
+                    if !listedBans {
+                        listedBans = true
+                        for ban in state.bans {
+                            from.send(replies.numeric(Numeric.banList, from.nick, state.name, ban.mask.pattern, ban.setBy, String(ban.setAt)))
+                        }
+                        from.send(replies.numeric(Numeric.endOfBanList, from.nick, state.name, "End of channel ban list"))
+                    }
+                    continue
+                }
+                needsOperator = true
+                guard member?.isOperator == true else { continue }
+                changes += 1
+                let normalized = WildcardMask.normalizedBanMask(mask)
+                let folded = IRCCaseMapping.fold(normalized)
+                if adding {
+                    guard !state.bans.contains(where: { IRCCaseMapping.fold($0.mask.pattern) == folded }) else { continue }
+                    guard state.bans.count < server.configuration.maxBans else {
+                        from.send(replies.numeric(Numeric.banListFull, from.nick, state.name, "b", "Channel ban list is full"))
+                        continue
+                    }
+                    state.bans.append(ChannelState.Ban(mask: WildcardMask(normalized), setBy: from.prefix, setAt: now))
+                } else {
+                    guard let position = state.bans.firstIndex(where: { IRCCaseMapping.fold($0.mask.pattern) == folded }) else { continue }
+                    state.bans.remove(at: position)
+                }
+                applied.append((adding, "b", normalized))
+                continue
+            }
+            guard "imntklov".contains(flag) else {
+                from.send(replies.numeric(Numeric.unknownMode, from.nick, String(flag), "is unknown mode char to me for \(state.name)"))
+                continue
+            }
+            needsOperator = true
+            guard member?.isOperator == true else {
+                if flag == "o" || flag == "v" || flag == "k" || (flag == "l" && adding) { _ = arguments.next() }
+                continue
+            }
+            changes += 1
+            guard changes <= 4 + 8 else { continue }
+            switch flag {
+            case "i": if state.inviteOnly != adding { state.inviteOnly = adding; applied.append((adding, flag, nil)) }
+            case "m": if state.moderated != adding { state.moderated = adding; applied.append((adding, flag, nil)) }
+            case "n": if state.noExternal != adding { state.noExternal = adding; applied.append((adding, flag, nil)) }
+            case "t": if state.topicLocked != adding { state.topicLocked = adding; applied.append((adding, flag, nil)) }
+            case "k":
+                if adding {
+                    guard let key = arguments.next(), !key.isEmpty, !key.contains(" ") else {
+                        from.send(replies.numeric(Numeric.needMoreParams, from.nick, "MODE", "Not enough parameters"))
+                        continue
+                    }
+                    if state.channelKey != nil {
+                        from.send(replies.numeric(Numeric.keySet, from.nick, state.name, "Channel key already set"))
+                        continue
+                    }
+                    state.channelKey = key
+                    applied.append((true, "k", key))
+                } else {
+                    _ = arguments.next()
+                    if let key = state.channelKey { state.channelKey = nil; applied.append((false, "k", key)) }
+                }
+            case "l":
+                if adding {
+                    guard let text = arguments.next() else {
+                        from.send(replies.numeric(Numeric.needMoreParams, from.nick, "MODE", "Not enough parameters"))
+                        continue
+                    }
+                    guard let limit = Int(text), limit > 0 else {
+                        from.send(replies.numeric(Numeric.invalidModeParam, from.nick, state.name, "l", text, "Invalid limit"))
+                        continue
+                    }
+                    state.limit = limit
+                    applied.append((true, "l", String(limit)))
+                } else if state.limit != nil {
+                    state.limit = nil
+                    applied.append((false, "l", nil))
+                }
+            case "o", "v":
+                guard let nick = arguments.next() else {
+                    from.send(replies.numeric(Numeric.needMoreParams, from.nick, "MODE", "Not enough parameters"))
+                    continue
+                }
+                guard let position = state.member(named: nick) else {
+                    from.send(replies.numeric(Numeric.userNotInChannel, from.nick, nick, state.name, "They aren't on that channel"))
+                    continue
+                }
+                if flag == "o" {
+                    guard state.members[position].isOperator != adding else { continue }
+                    state.members[position].isOperator = adding
+                } else {
+                    guard state.members[position].hasVoice != adding else { continue }
+                    state.members[position].hasVoice = adding
+                }
+                applied.append((adding, flag, state.members[position].identity.nick))
+            default:
+                break
+            }
+        }
+        if needsOperator && member?.isOperator != true {
+            if member == nil {
+                from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+            } else {
+                from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
+            }
+        }
+        guard !applied.isEmpty else { return }
+        var text = ""
+        var sign: Bool?
+        var changeArguments: [String] = []
+        for change in applied {
+            if sign != change.sign { text += change.sign ? "+" : "-"; sign = change.sign }
+            text.append(change.mode)
+            if let argument = change.argument { changeArguments.append(argument) }
+        }
+        broadcast(IRCMessage(prefix: from.prefix, command: "MODE", params: [state.name, text] + changeArguments).serialized())
+    }
+
+    // MARK: Helpers
+
+    private var now: Int { Int(context.scheduler.currentDate.timeIntervalSince1970) }
+
+    private func broadcast(_ line: [UInt8]) {
+        for member in state.members { member.identity.send(line) }
+    }
+
+    /// Tells the directory what LIST shows, and that the channel is empty when it is.
+    private func reportChanges() {
+        let topic = state.topic?.text
+        if state.members.isEmpty || state.reported.count != state.members.count || state.reported.topic != topic {
+            state.reported = (state.members.count, topic)
+            directory.tell(.summary(key: state.key, members: state.members.count, topic: topic, fromDirectory: state.fromDirectory))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Mailbox
+
+/// An IRC server on Mailbox actors.
+///
+/// ```
+/// let server = try ChatServer(configuration: configuration)
+/// let address = try server.listen()          // the address bound (port 0: an ephemeral one)
+/// …
+/// await server.shutdown()                    // every client gets ERROR, connections are flushed
+/// ```
+///
+/// The actors, all in `system` (its own, unless one is given): `/user/nicks` (the nick registry),
+/// `/user/channels` (the channel directory, a channel actor per channel under it),
+/// `/user/sessions` (a session actor per connection under it) and `/user/listener`. See
+/// `docs/ChatServer.md` for the supervision tree.
+///
+/// Thread-safety: every method may be called from any thread.
+public final class ChatServer: Sendable {
+    /// The configuration the server runs with.
+    public let configuration: ChatServerConfiguration
+    /// The actor system the server's actors run in.
+    public let system: ActorSystem
+
+    private let context: ServerContext
+    private let ownsSystem: Bool
+    private let tracker = ConnectionTracker()
+    private let registry: ActorRef<RegistryMessage>
+    private let directory: ActorRef<DirectoryMessage>
+    private let sessions: ActorRef<SessionManagerMessage>
+    private let listener = Locked<ActorRef<ListenerMessage>?>(nil)
+
+    /// Starts the server's actors (it does not listen yet: see `listen()`).
+    ///
+    /// - Parameter system: the actor system to run in; by default the server makes its own (on
+    ///   the default pool) and shuts it down in `shutdown()`.
+    /// - Throws: `ActorSystemError` if the actors cannot be spawned (for example, names in use in
+    ///   a given system).
+    public init(configuration: ChatServerConfiguration, system: ActorSystem? = nil) throws {
+        self.configuration = configuration
+        ownsSystem = system == nil
+        let system = system ?? ActorSystem(name: "chat-server")
+        self.system = system
+        let context = ServerContext(configuration: configuration)
+        self.context = context
+        registry = try system.spawn(NickRegistry.behavior(server: context, state: RegistryState()), name: "nicks")
+        directory = try system.spawn(ChannelDirectory.behavior(server: context, state: DirectoryState(), registry: registry), name: "channels")
+        sessions = try system.spawn(SessionManager.behavior(server: context, tracker: tracker, registry: registry, directory: directory),
+                                    name: "sessions")
+        // Failures of the server's actors, as the runtime reports them, become the server's events.
+        let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
+        failureObservation = system.observeEvents { event in
+            guard case let .failed(address, error) = event,
+                  paths.contains(where: { address.path == $0 || address.path.hasPrefix($0 + "/") }) else { return }
+            context.publish(.failed(actor: address.path, error: "\(error)"))
+        }
+    }
+
+    private let failureObservation: any Disposable
+
+    /// Binds `configuration.host:port` and starts accepting clients.
+    ///
+    /// - Returns: the address bound (with the port chosen when `port` was 0).
+    /// - Throws: `SocketError` when the address cannot be bound (in use, not local…).
+    @discardableResult
+    public func listen() throws -> SocketAddress {
+        let socket = try TCPListener(host: configuration.host, port: configuration.port)
+        let address = socket.localAddress
+        let ref = try system.spawn(Listener.behavior(server: context, first: socket, address: address, sessions: sessions), name: "listener")
+        listener.withLock { $0 = ref }
+        return address
+    }
+
+    /// Serves a client on an already open connection (the listener does this for each accepted
+    /// socket; tests use it with in-memory connections).
+    public func attach(_ connection: any ClientConnection) {
+        sessions.tell(.open(connection))
+    }
+
+    /// What happens in the server: connections, registrations, channels, failures.
+    /// Observers are called on the actors' threads: keep them short.
+    public var events: Signal<ChatServerEvent, Never> { context.events }
+
+    /// The server's counters now.
+    public var statistics: ChatServerStatistics { context.counters.snapshot }
+
+    /// Connections not yet closed (including ones being flushed).
+    public var openConnections: Int { tracker.openCount }
+
+    /// Shuts the server down gracefully: stops accepting, tells every client
+    /// `ERROR :Server shutting down`, waits until every connection is flushed and closed (at most
+    /// `timeout`), then shuts down the actor system if the server made it. Idempotent.
+    public func shutdown(timeout: Duration = .seconds(5)) async {
+        context.publish(.shuttingDown)
+        listener.withLock { $0 }?.tell(.stop)
+        sessions.tell(.shutdown)
+        let tracker = tracker
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await tracker.waitUntilAllClosed() }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        failureObservation.dispose()
+        if ownsSystem {
+            _ = await system.shutdown()
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Mailbox
+
+/// What the nick registry is asked. It owns the server's nick space: claims and changes are
+/// atomic (one actor decides), and it routes what is addressed to a nick.
+enum RegistryMessage: Sendable {
+    /// Claims `nick` for the connection `id` (registering, or changing nick); answered with
+    /// `SessionMessage.nickResult`. A connection holds one nick: a new claim frees the old one.
+    case claim(nick: String, id: UInt64, replyTo: ActorRef<SessionMessage>)
+    /// The client completed registration, or its record changed (away, modes).
+    case update(ClientIdentity)
+    /// The connection ended: its nick is free.
+    case release(id: UInt64)
+    /// The client's channels changed (for WHOIS).
+    case channels(id: UInt64, [String])
+    /// `PRIVMSG`/`NOTICE` to a nick: `line` is sent to its client, an error to `from` (not for notices).
+    case deliver(target: String, line: [UInt8], isNotice: Bool, from: ClientIdentity)
+    case whois(nick: String, from: ClientIdentity)
+    case who(mask: String, operatorsOnly: Bool, from: ClientIdentity)
+    case ison(nicks: [String], from: ClientIdentity)
+    case userhost(nicks: [String], from: ClientIdentity)
+    case kill(nick: String, reason: String, from: ClientIdentity)
+    /// `INVITE`: the channel has recorded the invitation; tell the target and confirm to the inviter.
+    case invite(nick: String, channel: String, from: ClientIdentity)
+}
+
+/// The registry's state: kept outside the behavior so that a restart (after a failure) keeps
+/// every nick. Used only by the registry's actor.
+final class RegistryState {
+    struct Entry {
+        let id: UInt64
+        var nick: String
+        var identity: ClientIdentity?
+        var channels: [String] = []
+    }
+
+    /// Folded nick → entry.
+    var byNick: [String: Entry] = [:]
+    /// Connection id → folded nick.
+    var nickByID: [UInt64: String] = [:]
+}
+
+enum NickRegistry {
+    static func behavior(server: ServerContext, state: RegistryState) -> Behavior<RegistryMessage> {
+        Behavior<RegistryMessage>.supervise(.setup { _ in
+            .receiveMessage { message in
+                try server.checkFault("registry")
+                handle(message, server: server, state: state)
+                return .same
+            }
+        }).onFailure(.restart(limit: 10, within: .seconds(60)))
+    }
+
+    private static func handle(_ message: RegistryMessage, server: ServerContext, state: RegistryState) {
+        let replies = server.replies
+        switch message {
+        case let .claim(nick, id, replyTo):
+            let folded = IRCCaseMapping.fold(nick)
+            if let holder = state.byNick[folded], holder.id != id {
+                replyTo.tell(.nickResult(nick: nick, accepted: false))
+                return
+            }
+            var identity: ClientIdentity?
+            var channels: [String] = []
+            if let old = state.nickByID[id], old != folded, let entry = state.byNick.removeValue(forKey: old) {
+                identity = entry.identity
+                channels = entry.channels
+            } else if let entry = state.byNick[folded] {
+                identity = entry.identity
+            }
+            identity?.nick = nick
+            if channels.isEmpty { channels = state.byNick[folded]?.channels ?? [] }
+            state.byNick[folded] = RegistryState.Entry(id: id, nick: nick, identity: identity, channels: channels)
+            state.nickByID[id] = folded
+            replyTo.tell(.nickResult(nick: nick, accepted: true))
+
+        case let .update(identity):
+            guard let folded = state.nickByID[identity.id] else { return }
+            state.byNick[folded]?.identity = identity
+
+        case let .channels(id, names):
+            guard let folded = state.nickByID[id] else { return }
+            state.byNick[folded]?.channels = names
+
+        case let .release(id):
+            if let folded = state.nickByID.removeValue(forKey: id) {
+                state.byNick.removeValue(forKey: folded)
+            }
+
+        case let .deliver(target, line, isNotice, from):
+            guard let identity = state.byNick[IRCCaseMapping.fold(target)]?.identity else {
+                if !isNotice { from.send(replies.numeric(Numeric.noSuchNick, from.nick, target, "No such nick/channel")) }
+                return
+            }
+            identity.send(line)
+            server.counters.messagesRelayed.add(1, ordering: .relaxed)
+            if !isNotice, let away = identity.away {
+                from.send(replies.numeric(Numeric.away, from.nick, identity.nick, away))
+            }
+
+        case let .whois(nick, from):
+            defer { from.session.tell(.answered) }
+            guard let entry = state.byNick[IRCCaseMapping.fold(nick)], let target = entry.identity else {
+                from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
+                from.send(replies.numeric(Numeric.endOfWhois, from.nick, nick, "End of /WHOIS list"))
+                return
+            }
+            let serverName = server.configuration.serverName
+            from.send(replies.numeric(Numeric.whoisUser, from.nick, target.nick, target.user, target.host, "*", target.realName))
+            if !entry.channels.isEmpty {
+                from.send(replies.numeric(Numeric.whoisChannels, from.nick, target.nick, entry.channels.sorted().joined(separator: " ")))
+            }
+            from.send(replies.numeric(Numeric.whoisServer, from.nick, target.nick, serverName, server.configuration.networkName))
+            if target.isOperator {
+                from.send(replies.numeric(Numeric.whoisOperator, from.nick, target.nick, "is an IRC operator"))
+            }
+            if let away = target.away {
+                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
+            }
+            from.send(replies.numeric(Numeric.endOfWhois, from.nick, target.nick, "End of /WHOIS list"))
+
+        case let .who(mask, operatorsOnly, from):
+            defer { from.session.tell(.answered) }
+            let folded = IRCCaseMapping.fold(mask)
+            if let exact = state.byNick[folded]?.identity {
+                if !operatorsOnly || exact.isOperator {
+                    from.send(whoReply(exact, channel: "*", status: "", to: from, replies: replies))
+                }
+            } else {
+                let pattern = WildcardMask(mask)
+                for entry in state.byNick.values {
+                    guard let user = entry.identity, !user.isInvisible || user.id == from.id else { continue }
+                    if operatorsOnly && !user.isOperator { continue }
+                    if pattern.matches(user.nick) || pattern.matches(user.host) || pattern.matches(user.realName)
+                        || pattern.matches(server.configuration.serverName) || pattern.matches(user.user) {
+                        from.send(whoReply(user, channel: "*", status: "", to: from, replies: replies))
+                    }
+                }
+            }
+            from.send(replies.numeric(Numeric.endOfWho, from.nick, mask, "End of /WHO list"))
+
+        case let .ison(nicks, from):
+            defer { from.session.tell(.answered) }
+            let online = nicks.compactMap { state.byNick[IRCCaseMapping.fold($0)]?.identity?.nick }
+            from.send(replies.numeric(Numeric.ison, from.nick, online.joined(separator: " ")))
+
+        case let .userhost(nicks, from):
+            defer { from.session.tell(.answered) }
+            let found = nicks.prefix(5).compactMap { nick -> String? in
+                guard let user = state.byNick[IRCCaseMapping.fold(nick)]?.identity else { return nil }
+                return "\(user.nick)\(user.isOperator ? "*" : "")=\(user.away == nil ? "+" : "-")\(user.user)@\(user.host)"
+            }
+            from.send(replies.numeric(Numeric.userhost, from.nick, found.joined(separator: " ")))
+
+        case let .kill(nick, reason, from):
+            defer { from.session.tell(.answered) }
+            guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
+                from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
+                return
+            }
+            target.session.tell(.killed(by: from.nick, reason: reason))
+
+        case let .invite(nick, channel, from):
+            defer { from.session.tell(.answered) }
+            guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
+                from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
+                return
+            }
+            target.send(IRCMessage(prefix: from.prefix, command: "INVITE", params: [target.nick, channel]).serialized())
+            from.send(replies.numeric(Numeric.inviting, from.nick, target.nick, channel))
+            if let away = target.away {
+                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
+            }
+        }
+    }
+
+    /// One 352 line: `<channel> <user> <host> <server> <nick> <H|G>[*][@|+] :0 <realname>`.
+    static func whoReply(_ user: ClientIdentity, channel: String, status: String, to requester: ClientIdentity, replies: Replies) -> [UInt8] {
+        let flags = (user.away == nil ? "H" : "G") + (user.isOperator ? "*" : "") + status
+        return replies.numeric(Numeric.whoReply, requester.nick,
+                               channel, user.user, user.host, replies.serverName, user.nick, flags, "0 \(user.realName)")
+    }
+}
