@@ -78,7 +78,7 @@ def start_server(request):
 
     problems = []
     for s in started:
-        if not s.stopped and not s.alive():
+        if not s.signalled and not s.alive():
             problems.append(f"{kind} server exited during the test with code {s.proc.poll()}")
         failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
         if failed or problems:

@@ -93,9 +93,9 @@ if [[ "$SERVER" == ours ]]; then
         BINARY="$(swift build -c release --show-bin-path)/chat-server"
     fi
     [[ -x "$BINARY" ]] || { echo "run.sh: no chat-server binary at $BINARY" >&2; exit 1; }
-    PYTEST_ARGS=(--server ours --chat-server "$BINARY" "${PYTEST_ARGS[@]}")
+    PYTEST_ARGS=(--server=ours "--chat-server=$BINARY" "${PYTEST_ARGS[@]}")
 else
-    PYTEST_ARGS=(--server ngircd "${PYTEST_ARGS[@]}")
+    PYTEST_ARGS=(--server=ngircd "${PYTEST_ARGS[@]}")
 fi
 
 # -------------------------------------------------------------------------------- 3. the tests
@@ -104,7 +104,7 @@ export IRC_REQUIRE_CLIENTS=1   # ii/irssi missing is a failure here, not a skip
 export PYTHONDONTWRITEBYTECODE=1
 cd "$HERE"
 status=0
-timeout -k 10 "${INTEGRATION_TIMEOUT:-300}" "$PY" -m pytest -q -rfEs "${PYTEST_ARGS[@]}" || status=$?
+timeout -k 10 "${INTEGRATION_TIMEOUT:-300}" "$PY" -m pytest -c "$HERE/pytest.ini" --rootdir="$HERE" -q -rfEs "${PYTEST_ARGS[@]}" || status=$?
 if [[ $status -eq 124 || $status -eq 137 ]]; then
     echo "run.sh: the integration tests did not finish within ${INTEGRATION_TIMEOUT:-300} s" >&2
 fi

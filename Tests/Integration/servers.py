@@ -71,6 +71,7 @@ class ServerProcess:
         self.proc: Optional[subprocess.Popen] = None
         self.returncode: Optional[int] = None
         self.stopped = False
+        self.signalled = False  # the test (or teardown) has asked it to stop
         if kind == "ours":
             self._start_ours(binary)
         elif kind == "ngircd":
@@ -104,6 +105,7 @@ class ServerProcess:
             args += ["--ping-timeout", str(o.ping_timeout)]
         if o.registration_timeout is not None:
             args += ["--registration-timeout", str(o.registration_timeout)]
+        args += os.environ.get("CHAT_SERVER_ARGS", "").split()  # e.g. --verbose, for debugging
         self.args = args
         self._spawn(args, self._watch_ours)
         line = self._wait_ready()
@@ -230,6 +232,7 @@ class ServerProcess:
     def terminate(self, timeout: float = STOP_TIMEOUT) -> int:
         """SIGTERM, wait up to `timeout`; SIGKILL if it is still running. Returns the exit code
         (negative: killed by that signal; None is never returned)."""
+        self.signalled = True
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -255,6 +258,20 @@ class ServerProcess:
         except OSError:
             return "(no log)"
         return "\n".join(lines[-n:])
+
+    def crash_summary(self) -> str:
+        """The crash report's head (Swift runtime backtrace), or '' when the log shows none."""
+        try:
+            with open(self.log_path, "rb") as f:
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return ""
+        out = [l for l in lines if "Fatal error" in l or "Program crashed" in l]
+        for i, l in enumerate(lines):
+            if " crashed:" in l and "Thread" in l:
+                out += [x for x in lines[i:i + 10] if x.strip()]
+                break
+        return "\n".join(out)
 
     def close_clients(self) -> None:
         for c in self.clients:
