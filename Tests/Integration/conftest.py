@@ -11,6 +11,7 @@ Markers:
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import pytest
@@ -30,7 +31,13 @@ def pytest_addoption(parser):
                      help="path of the chat-server binary")
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def pytest_configure(config):
+    # run.sh's time limit sends SIGTERM: end like ^C, so fixtures stop their servers
+    signal.signal(signal.SIGTERM, _interrupt)
     config.addinivalue_line("markers", "ours_only(reason): test depends on our server's own flags/behaviour")
 
 

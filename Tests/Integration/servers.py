@@ -8,6 +8,7 @@ the tail of that log is printed when a test fails.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -47,6 +48,16 @@ class ServerOptions:
     ping_interval: Optional[int] = None
     ping_timeout: Optional[int] = None
     registration_timeout: Optional[int] = None
+
+
+_running: "set[ServerProcess]" = set()
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    """A run cut short (timeout, ^C) must not leave servers behind."""
+    for s in list(_running):
+        s.kill()
 
 
 class ServerProcess:
@@ -184,6 +195,7 @@ class ServerProcess:
         self._log.write(("$ " + " ".join(args) + "\n").encode())
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, start_new_session=True)
+        _running.add(self)
         self._pumps = []
         for stream, pipe in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr)):
             t = threading.Thread(target=self._pump, args=(pipe, stream, watch), daemon=True)
@@ -242,6 +254,7 @@ class ServerProcess:
                 self.kill()
         self.returncode = self.proc.wait()
         self.stopped = True
+        _running.discard(self)
         for t in self._pumps:
             t.join(STOP_TIMEOUT)  # the pipes end with the process (ngIRCd children included)
         return self.returncode
@@ -250,6 +263,7 @@ class ServerProcess:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        _running.discard(self)
 
     def log_tail(self, n: int = 60) -> str:
         try:
