@@ -309,14 +309,6 @@ def short(msgs: list[Message], width: int = 160) -> str:
     return "[" + ", ".join(out) + "]"
 
 
-def nick_of(prefix: Optional[str]) -> Optional[str]:
-    return None if prefix is None else prefix.split("!", 1)[0]
-
-
-def is_numeric(m: Message, code: str) -> bool:
-    return m.command == code
-
-
 def pump(clients: list[IRCClient], until: Callable[[], bool], timeout: float) -> None:
     """Reads all `clients` at once (answering PINGs of those with auto_pong) until `until()` is
     true; fails when the deadline passes first. Messages stay queued in each client's `pending`."""

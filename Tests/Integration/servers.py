@@ -17,11 +17,10 @@ import socket
 import subprocess
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ircclient import DEFAULT_TIMEOUT, IRCClient
+from ircclient import IRCClient
 
 #: How long a server may take to print its ready line / to exit after SIGTERM.
 START_TIMEOUT = float(os.environ.get("IRC_SERVER_START_TIMEOUT", "20"))

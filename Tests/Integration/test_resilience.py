@@ -1,7 +1,6 @@
 """Resource limits and failures: slow consumers, clients that die mid-line, the client limit,
 graceful shutdown, and keep-alive PINGs."""
 
-import signal
 import socket
 import threading
 import time
