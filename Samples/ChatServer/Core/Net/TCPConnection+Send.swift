@@ -11,10 +11,12 @@ extension TCPConnection {
     /// Queues `bytes` for sending; never blocks.
     ///
     /// Buffers are written whole and never interleaved with other buffers; buffers sent by one
-    /// thread go out in call order. When nothing is queued the bytes are written at once from
-    /// the calling thread; what the kernel does not take is queued and written when the socket
-    /// becomes writable (the write source is armed only while something is queued). The array
-    /// itself is queued, never copied, so sending one array to many connections shares it.
+    /// thread go out in call order. The bytes are written by a flush scheduled on the
+    /// connection's queue, which writes everything sent before it runs in one `sendmsg` (so a
+    /// burst costs one system call per flush, not per buffer); what the kernel does not take is
+    /// written when the socket becomes writable (the write source is armed only while something
+    /// is queued). The array itself is queued, never copied, so sending one array to many
+    /// connections shares it.
     ///
     /// Overflow: if the bytes still queued plus `bytes` would exceed the `sendQueueLimit` given
     /// to `start`, `bytes` is dropped, the connection stops reading, refuses all further sends,
@@ -26,7 +28,7 @@ extension TCPConnection {
     ///
     /// - Returns: `.queued`; `.sendQueueExceeded` for the call that overflowed; `.closed` once the
     ///   connection is closing or closed.
-    /// - Complexity: one non-blocking write syscall when nothing is queued, else O(1).
+    /// - Complexity: O(1); the flush costs one `sendmsg` per 64 queued buffers.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> SendResult {
         state.withLock { state in
@@ -36,25 +38,33 @@ extension TCPConnection {
                 beginDraining(&state, .sendQueueExceeded, final: state.farewell, timeout: .seconds(2))
                 return .sendQueueExceeded
             }
-            guard state.pending.isEmpty else {
-                state.pending.append(bytes)  // the armed write source takes it from here
-                return .queued
+            // Coalescing: the bytes are queued and written by one flush on the connection's
+            // queue, together with everything else sent before that flush runs. A burst fanned
+            // out to many clients (a busy channel) becomes one `sendmsg` per client per flush
+            // instead of one `send` per line; a lone line waits one queue hop.
+            state.pending.append(bytes)
+            if !state.flushScheduled && !state.writeSourceArmed {
+                state.flushScheduled = true
+                queue.async { [self] in scheduledFlush() }
             }
-            let written = bytes.withUnsafeBytes { _Posix.send(fd, $0) }
-            if written == bytes.count { return .queued }
-            if written >= 0 {
-                state.pending.append(bytes, offset: written)
-            } else {
-                let error = _Posix.errno
-                if error == EINTR || _Posix.wouldBlock(error) {
-                    state.pending.append(bytes)
-                } else {
-                    finish(&state, .failed(SocketError(operation: "write", errno: error)), ending: .immediate)
-                    return .closed
-                }
-            }
-            armWriteSource(&state)
             return .queued
+        }
+    }
+
+    /// The flush `send` scheduled: writes what is queued; arms the write source for the rest.
+    private func scheduledFlush() {
+        state.withLock { state in
+            state.flushScheduled = false
+            // Draining flushes on its own; an armed write source will take what is queued.
+            guard case .open = state.phase, !state.writeSourceArmed else { return }
+            switch flush(&state) {
+            case .drained:
+                break
+            case .wouldBlock:
+                armWriteSource(&state)
+            case .failed(let error):
+                finish(&state, .failed(error), ending: .immediate)
+            }
         }
     }
 

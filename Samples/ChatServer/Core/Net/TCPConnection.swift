@@ -181,28 +181,34 @@ public final class TCPConnection: Sendable {
     /// The read source's handler: one read of up to `chunkSize` bytes into a temporary buffer;
     /// delivers a copy of what was read, or closes on EOF or an error.
     private func readableEvent(chunkSize: Int, onRead: @Sendable ([UInt8]) -> Void) {
+        // Read until the socket has nothing more (EAGAIN), EOF or an error: the read source is
+        // not guaranteed to fire again for bytes, an EOF or a reset already signalled (a client
+        // that sends half a line and resets must still be noticed at once).
         let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkSize) { buffer in
-            state.withLock { state -> [UInt8]? in
-                guard case .open = state.phase, !state.readingPaused else { return nil }
+            state.withLock { state -> [[UInt8]] in
+                var collected: [[UInt8]] = []
+                guard case .open = state.phase, !state.readingPaused else { return collected }
                 while true {
                     let count = read(fd, buffer.baseAddress, chunkSize)
                     if count > 0 {
-                        return Array(UnsafeBufferPointer(rebasing: buffer[..<count]))
+                        collected.append(Array(UnsafeBufferPointer(rebasing: buffer[..<count])))
+                        continue
                     }
                     if count == 0 {
                         finish(&state, .peerClosed, ending: .graceful)
-                        return nil
+                        return collected
                     }
                     let error = _Posix.errno
                     if error == EINTR { continue }
                     if !_Posix.wouldBlock(error) {
                         finish(&state, .failed(SocketError(operation: "read", errno: error)), ending: .immediate)
                     }
-                    return nil
+                    return collected
                 }
             }
         }
-        if let bytes { onRead(bytes) }
+        // onClose, if the read above finished the connection, comes after this on the same queue.
+        for chunk in bytes { onRead(chunk) }
     }
 
     /// Suspends the read source if it runs. Caller holds the lock.
@@ -335,9 +341,11 @@ struct _ConnectionState {
     var readingPaused = false
     var sendQueueLimit = Int.max
     var farewell: [UInt8]?
-    /// Bytes accepted by `send` and not yet written. Non-empty only while the write source is
-    /// armed (or the connection is closed and it is being dropped).
+    /// Bytes accepted by `send` and not yet written. Non-empty only while a flush is scheduled
+    /// or the write source is armed (or the connection is closed and it is being dropped).
     var pending = _SendQueue()
+    /// A flush of `pending` is scheduled on the connection's queue (see `send`).
+    var flushScheduled = false
     var onClose: (@Sendable (TCPConnection.CloseReason) -> Void)?
 
     /// Created by `start`; suspended while paused or draining.
