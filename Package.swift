@@ -68,6 +68,7 @@ let package = Package(
         .executableTarget(
             name: "ChatBench",
             path: "Samples/ChatServer/Bench",
+            exclude: ["README.md", "compare.sh"],
             swiftSettings: strictSettings
         ),
         .testTarget(

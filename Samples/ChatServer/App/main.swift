@@ -39,19 +39,5 @@ do {
 write("chat-server listening on \(address)", to: .standardOutput)
 
 // SIGINT/SIGTERM: stop accepting, tell every client, flush, exit 0.
-let signalQueue = DispatchQueue(label: "chat-server.signals")
-let signalSources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-    signal(number, SIG_IGN)
-    return DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-}
-for source in signalSources {
-    source.setEventHandler {
-        signalSources.forEach { $0.cancel() }
-        Task {
-            await server.shutdown()
-            exit(0)
-        }
-    }
-    source.resume()
-}
-dispatchMain()
+let signalSources = server.shutdownOnTerminationSignals { exit(0) }
+withExtendedLifetime(signalSources) { dispatchMain() }

@@ -111,8 +111,8 @@ struct KeepAliveTests {
         let alice = harness.client("alice", in: "#a")
         let bob = harness.client("bob", in: "#a", others: [alice])
         harness.advance(by: .seconds(60))
-        #expect(alice.take() == ["PING test.server"])
-        #expect(bob.take() == ["PING test.server"])
+        #expect(alice.take() == ["PING :test.server"])
+        #expect(bob.take() == ["PING :test.server"])
         bob.type("PONG test.server")
         harness.advance(by: .seconds(30))
         #expect(alice.isClosed && !bob.isClosed)
@@ -138,7 +138,7 @@ struct KeepAliveTests {
         #expect(bob.take().count == 5)
         harness.advance(by: .seconds(60))
         let rest = bob.take()
-        #expect(rest.count == 6 && rest.last == ":alice!~user@127.0.0.1 PRIVMSG bob 19")
+        #expect(rest.count == 6 && rest.last == ":alice!~user@127.0.0.1 PRIVMSG bob :19")
         await harness.shutdown()
     }
 }

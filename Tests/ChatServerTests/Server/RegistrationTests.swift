@@ -44,7 +44,7 @@ struct RegistrationTests {
             ":test.server 451 * :You have not registered",
             ":test.server 451 * :You have not registered",
             ":test.server 421 * FROB :Unknown command",
-            ":test.server PONG test.server tok",
+            ":test.server PONG test.server :tok",
         ])
         await harness.shutdown()
     }

@@ -71,6 +71,22 @@ extension TCPConnection {
         }
     }
 
+    /// Closes at once with a reset (`SO_LINGER` 0): drops what is queued, sends nothing more.
+    /// For peers that must go now (the peer sees `ECONNRESET`).
+    ///
+    /// Never blocks. `onClose(.closedLocally)` follows unless the connection was already
+    /// closed; a connection still draining after `close` or an overflow is cut short and keeps
+    /// its reason. Idempotent.
+    public func abort() {
+        state.withLock { state in
+            switch state.phase {
+            case .open: finish(&state, .closedLocally, ending: .abortive)
+            case .draining(let reason): finish(&state, reason, ending: .abortive)
+            case .closed: break
+            }
+        }
+    }
+
     // MARK: - Internals (caller holds the lock)
 
     /// Stops reading and sends what is queued plus `final`; closes when flushed, or at the

@@ -47,8 +47,10 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses one line WITHOUT its terminator (as `LineFramer` delivers it).
     ///
-    /// - Bytes are decoded as UTF-8; invalid sequences become U+FFFD (the Unicode replacement
-    ///   character) -- a line is never rejected for its encoding.
+    /// - Bytes are decoded as UTF-8; each maximal ill-formed subsequence becomes one U+FFFD
+    ///   (the Unicode replacement character, exactly as `String(decoding:as:)` repairs) -- a
+    ///   line is never rejected for its encoding. (Latin-1 fallback was not chosen: every
+    ///   client in use today sends UTF-8, and U+FFFD makes damage visible rather than silent.)
     /// - Leading spaces are skipped; any run of spaces separates like one space; spaces at the
     ///   end of a line without a trailing parameter are ignored.
     /// - A parameter starting with ':' is the trailing one: the rest of the line, spaces and all
@@ -67,21 +69,42 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
     ///   exactly three digits.
     @inlinable
     public init(parsing line: some Collection<UInt8>) throws(IRCParseError) {
-        let result = line.withContiguousStorageIfAvailable { IRCMessage._parse($0) }
+        self = try IRCMessage.parse(line).get()
+    }
+
+    /// `init(parsing:)` without throwing: the message, or why the line is not one. Same rules,
+    /// same cost; for callers that treat a bad line as data (counting, replying), not as an
+    /// exception.
+    @inlinable
+    public static func parse(_ line: some Collection<UInt8>) -> Result<IRCMessage, IRCParseError> {
+        line.withContiguousStorageIfAvailable { IRCMessage._parse($0) }
             ?? Array(line).withUnsafeBufferPointer { IRCMessage._parse($0) }
-        self = try result.get()
     }
 
     /// The parser proper, on contiguous bytes; see `init(parsing:)`.
     @usableFromInline
     static func _parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<IRCMessage, IRCParseError> {
+        var hasNonASCII = false
+        for byte in bytes {
+            if byte <= 13 {
+                if byte == 0 { return .failure(.containsNUL) }
+                if byte == 10 || byte == 13 { return .failure(.containsLineBreak) }
+            } else if byte >= 0x80 {
+                hasNonASCII = true
+            }
+        }
+        // Repairing the whole line first is the same as repairing each field: an ill-formed
+        // sequence never includes an ASCII byte, so spaces and ':' stay where they were.
+        if hasNonASCII, let repaired = UTF8Repair.repaired(bytes) {
+            return repaired.withUnsafeBufferPointer { parseFields($0) }
+        }
+        return parseFields(bytes)
+    }
+
+    /// Splits valid UTF-8 without CR, LF or NUL into the message's fields.
+    private static func parseFields(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<IRCMessage, IRCParseError> {
         let space = UInt8(ascii: " ")
         let count = bytes.count
-        for byte in bytes where byte <= 13 {
-            if byte == 0 { return .failure(.containsNUL) }
-            if byte == 10 || byte == 13 { return .failure(.containsLineBreak) }
-        }
-
         var index = 0
         // Skips a run of spaces; returns the index of the next non-space byte (or count).
         func skipSpaces(_ from: Int) -> Int {
@@ -185,14 +208,22 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
     ///   either, so there CR, LF, NUL and space become '_'; a middle parameter starting with ':'
     ///   has that ':' written as '_', and an empty one is written as "*" (so that no parameter
     ///   vanishes or swallows the rest of the line). Empty tags or prefix are omitted.
-    /// - At most 512 bytes including CRLF: a longer line has its last parameter truncated at a
-    ///   UTF-8 character boundary. If even the line without its last parameter is too long (a
+    /// - At most 512 bytes including CRLF (and tags, if any): a longer line has its last
+    ///   parameter truncated at a UTF-8 character boundary. If even the line without its last parameter is too long (a
     ///   malformed message: huge prefix or middle parameters), the whole line is cut at a UTF-8
     ///   character boundary at 510 bytes.
     ///
-    /// Cost: one allocation of exactly the line's size and one copy of each field.
-    public func serialized() -> [UInt8] {
-        let layout = self.layout()
+    /// The command is written as given (sanitized as above); an empty one gives a malformed
+    /// line, so callers always set one.
+    ///
+    /// - Parameter alwaysTrailing: write the last parameter with ':' even when it need not be,
+    ///   as ircds do for texts (`PRIVMSG #a :hi`, numerics' messages), for clients that split
+    ///   on " :" instead of parsing.
+    ///
+    /// Cost: one allocation of exactly the line's size and one copy of each field. Serialize
+    /// once and send the same bytes to every recipient.
+    public func serialized(alwaysTrailing: Bool = false) -> [UInt8] {
+        let layout = self.layout(alwaysTrailing: alwaysTrailing)
         if let cut = layout.hardCut {
             return hardCutLine(fullBodyLength: cut)
         }
@@ -206,8 +237,8 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
 
     /// Appends the wire form (as `serialized()` returns it) to `buffer`, e.g. to batch several
     /// messages into one write.
-    public func serialize(into buffer: inout [UInt8]) {
-        let layout = self.layout()
+    public func serialize(into buffer: inout [UInt8], alwaysTrailing: Bool = false) {
+        let layout = self.layout(alwaysTrailing: alwaysTrailing)
         if let cut = layout.hardCut {
             buffer.append(contentsOf: hardCutLine(fullBodyLength: cut))
             return
@@ -238,7 +269,7 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
         var hardCut: Int?
     }
 
-    private func layout() -> Layout {
+    private func layout(alwaysTrailing: Bool) -> Layout {
         var header = command.utf8.count
         if let tags, !tags.isEmpty { header += tags.utf8.count + 2 }
         if let prefix, !prefix.isEmpty { header += prefix.utf8.count + 2 }
@@ -254,7 +285,7 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
                 : Layout(total: 0, lastLength: 0, lastColon: false, hardCut: header)
         }
         let lastLength = last.utf8.count
-        let lastColon = Self.needsTrailing(last)
+        let lastColon = alwaysTrailing || Self.needsTrailing(last)
         let total = header + 1 + (lastColon ? 1 : 0) + lastLength + 2
         if total <= limit {
             return Layout(total: total, lastLength: lastLength, lastColon: lastColon, hardCut: nil)

@@ -234,7 +234,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         case let .memberGone(id):
             // The session ended without leaving (it failed in a way that skipped its clean-up).
             guard let member = state.remove(id: id) else { break }
-            let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized()
+            let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized(alwaysTrailing: true)
             broadcast(line)
         }
     }
@@ -246,7 +246,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             // are left learn that they are no longer in it.
             for member in state.members {
                 member.identity.send(IRCMessage(prefix: replies.serverName, command: "KICK",
-                                                params: [state.name, member.identity.nick, "Channel closed"]).serialized())
+                                                params: [state.name, member.identity.nick, "Channel closed"]).serialized(alwaysTrailing: true))
                 member.identity.session.tell(.leftChannel(key: state.key))
             }
             return .same
@@ -327,7 +327,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         }
         let topicText = text.truncated(toBytes: server.configuration.topicLength)
         state.topic = topicText.isEmpty ? nil : (topicText, from.prefix, now)
-        broadcast(IRCMessage(prefix: from.prefix, command: "TOPIC", params: [state.name, topicText]).serialized())
+        broadcast(IRCMessage(prefix: from.prefix, command: "TOPIC", params: [state.name, topicText]).serialized(alwaysTrailing: true))
     }
 
     private func names(to identity: ClientIdentity) {
@@ -366,7 +366,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             }
             let target = state.members[position].identity
             let text = (reason ?? from.nick).truncated(toBytes: server.configuration.kickLength)
-            broadcast(IRCMessage(prefix: from.prefix, command: "KICK", params: [state.name, target.nick, text]).serialized())
+            broadcast(IRCMessage(prefix: from.prefix, command: "KICK", params: [state.name, target.nick, text]).serialized(alwaysTrailing: true))
             state.remove(id: target.id)
             context.unwatch(target.session)
             target.session.tell(.leftChannel(key: state.key))

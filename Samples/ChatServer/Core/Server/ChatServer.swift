@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Mailbox
 
@@ -105,5 +106,32 @@ public final class ChatServer: Sendable {
         if ownsSystem {
             _ = await system.shutdown()
         }
+    }
+}
+
+extension ChatServer {
+    /// Shuts the server down gracefully (see `shutdown(timeout:)`) on the first SIGINT or SIGTERM,
+    /// then calls `completion` (where an executable exits).
+    ///
+    /// The signals' default action is turned off for the process. Keep the returned sources alive
+    /// for as long as the signals should be handled.
+    public func shutdownOnTerminationSignals(then completion: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        let queue = DispatchQueue(label: "chat-server.signals")
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        }
+        let handled = Locked(false)
+        for source in sources {
+            source.setEventHandler { [self] in
+                guard handled.withLock({ handled in defer { handled = true }; return !handled }) else { return }
+                Task {
+                    await shutdown()
+                    completion()
+                }
+            }
+            source.resume()
+        }
+        return sources
     }
 }

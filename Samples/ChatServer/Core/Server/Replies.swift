@@ -5,22 +5,22 @@ struct Replies: Sendable {
 
     /// `:server CODE target params…`
     func numeric(_ code: String, _ target: String, _ params: String...) -> [UInt8] {
-        IRCMessage(prefix: serverName, command: code, params: [target] + params).serialized()
+        IRCMessage(prefix: serverName, command: code, params: [target] + params).serialized(alwaysTrailing: true)
     }
 
     /// `:server CODE target params…`, parameters as an array.
     func numeric(_ code: String, _ target: String, params: [String]) -> [UInt8] {
-        IRCMessage(prefix: serverName, command: code, params: [target] + params).serialized()
+        IRCMessage(prefix: serverName, command: code, params: [target] + params).serialized(alwaysTrailing: true)
     }
 
     /// A line from the server itself (`PING`, `CAP`, `NOTICE`…).
     func fromServer(_ command: String, _ params: String...) -> [UInt8] {
-        IRCMessage(prefix: serverName, command: command, params: params).serialized()
+        IRCMessage(prefix: serverName, command: command, params: params).serialized(alwaysTrailing: true)
     }
 
     /// `ERROR :text`, the last line a client gets before the server closes its connection.
     static func error(_ text: String) -> [UInt8] {
-        IRCMessage(command: "ERROR", params: [text]).serialized()
+        IRCMessage(command: "ERROR", params: [text]).serialized(alwaysTrailing: true)
     }
 }
 

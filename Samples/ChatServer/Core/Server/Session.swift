@@ -124,7 +124,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             let silence = now.timeIntervalSince(lastActivity)
             if !awaitingPong && silence >= configuration.pingInterval.timeInterval * 0.999 {
                 awaitingPong = true
-                connection.send(IRCMessage(command: "PING", params: [configuration.serverName]).serialized())
+                connection.send(IRCMessage(command: "PING", params: [configuration.serverName]).serialized(alwaysTrailing: true))
                 context.timers.startSingleTimer(key: "pingTimeout", message: .pingTimedOut, delay: configuration.pingTimeout)
             }
         case .pingTimedOut:
@@ -246,7 +246,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         case "USER": user(params)
         case "PING":
             guard let token = params.first, !token.isEmpty else { return send(Numeric.noOrigin, "No origin specified") }
-            connection.send(IRCMessage(prefix: configuration.serverName, command: "PONG", params: [configuration.serverName, token]).serialized())
+            connection.send(IRCMessage(prefix: configuration.serverName, command: "PONG", params: [configuration.serverName, token]).serialized(alwaysTrailing: true))
         case "PONG":
             break
         case "QUIT":
@@ -392,7 +392,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     private func nickClaimAnswered(_ nick: String, accepted: Bool) {
         guard accepted else { return send(Numeric.nicknameInUse, nick, "Nickname is already in use") }
         if registered {
-            let line = IRCMessage(prefix: identity.prefix, command: "NICK", params: [nick]).serialized()
+            let line = IRCMessage(prefix: identity.prefix, command: "NICK", params: [nick]).serialized(alwaysTrailing: true)
             let old = identity.nick
             identity.nick = nick
             connection.send(line)
@@ -481,7 +481,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         guard let list = params.first else { return needMoreParams("JOIN") }
         if list == "0" {
             for (_, channel) in channels {
-                channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: [channel.name, identity.nick]).serialized(),
+                channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: [channel.name, identity.nick]).serialized(alwaysTrailing: true),
                                        from: identity))
             }
             channels.removeAll()
@@ -514,7 +514,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             let key = IRCCaseMapping.fold(name)
             if let channel = channels.removeValue(forKey: key) {
                 partParams[0] = channel.name
-                channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(), from: identity))
+                channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(alwaysTrailing: true), from: identity))
                 channelsChanged()
             } else {
                 toChannel(name, .part(line: [], from: identity), ifMissing: noSuchChannel(name))
@@ -538,7 +538,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             return
         }
         for target in list {
-            let line = IRCMessage(prefix: identity.prefix, command: command, params: [target, params[1]]).serialized()
+            let line = IRCMessage(prefix: identity.prefix, command: command, params: [target, params[1]]).serialized(alwaysTrailing: true)
             if target.hasPrefix("#") {
                 let missing = isNotice ? nil : replies.numeric(Numeric.noSuchNick, identity.nick, target, "No such nick/channel")
                 toChannel(target, .message(line: line, isNotice: isNotice, from: identity), ifMissing: missing)
@@ -640,7 +640,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         finished = true
         let closing = closing ?? Closing(reason: "Connection closed")
         if registered && closing.broadcast && !channels.isEmpty {
-            let line = IRCMessage(prefix: identity.prefix, command: "QUIT", params: [closing.reason]).serialized()
+            let line = IRCMessage(prefix: identity.prefix, command: "QUIT", params: [closing.reason]).serialized(alwaysTrailing: true)
             let once = DeliverOnce(excluding: [identity.id])
             for (_, channel) in channels { channel.ref.tell(.quit(id: identity.id, line: line, once: once)) }
         }
