@@ -427,6 +427,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                 needsOperator = true
                 guard member?.isOperator == true else { continue }
                 changes += 1
+                guard changes <= 4 else { continue }
                 let normalized = WildcardMask.normalizedBanMask(mask)
                 let folded = IRCCaseMapping.fold(normalized)
                 if adding {
@@ -448,12 +449,16 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                 continue
             }
             needsOperator = true
+            let takesArgument = flag == "o" || flag == "v" || flag == "k" || (flag == "l" && adding)
             guard member?.isOperator == true else {
-                if flag == "o" || flag == "v" || flag == "k" || (flag == "l" && adding) { _ = arguments.next() }
+                if takesArgument { _ = arguments.next() }
                 continue
             }
-            changes += 1
-            guard changes <= 4 + 8 else { continue }
+            // ISUPPORT MODES: at most 4 changes with an argument per command.
+            if takesArgument {
+                changes += 1
+                guard changes <= 4 else { _ = arguments.next(); continue }
+            }
             switch flag {
             case "i": if state.inviteOnly != adding { state.inviteOnly = adding; applied.append((adding, flag, nil)) }
             case "m": if state.moderated != adding { state.moderated = adding; applied.append((adding, flag, nil)) }

@@ -58,7 +58,7 @@ public struct ChatServerStatistics: Sendable, Equatable {
     public var channels: Int
     /// The most registered clients at once since start.
     public var maxUsers: Int
-    /// Messages (PRIVMSG/NOTICE) relayed to channels or nicks since start.
+    /// PRIVMSG/NOTICE deliveries since start: one per recipient.
     public var messagesRelayed: Int
 }
 

@@ -54,7 +54,8 @@ enum Listener {
 
     /// Errors that concern one connection, not the listening socket.
     static func isTransient(_ error: SocketError) -> Bool {
-        [ECONNABORTED, EINTR, EAGAIN, EMFILE, ENFILE, ENOBUFS, ENOMEM, EPROTO, EPERM].contains(error.errno)
+        [ECONNABORTED, EINTR, EAGAIN, EMFILE, ENFILE, ENOBUFS, ENOMEM, EPROTO, EPERM, ENETDOWN, ENETUNREACH, EHOSTDOWN,
+         EHOSTUNREACH, ENOPROTOOPT, EOPNOTSUPP].contains(error.errno)
     }
 }
 

@@ -135,6 +135,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         case let .nickResult(nick, accepted):
             guard claimingNick == nick else { break }
             claimingNick = nil
+            if answersPending == 0 { context.timers.cancel(key: "answer") }
             nickClaimAnswered(nick, accepted: accepted)
             try drain()
         case let .joinedChannel(key, name, channel):
@@ -148,6 +149,10 @@ final class Session: AbstractBehavior<SessionMessage> {
             try drain()
         case .answerTimedOut:
             answersPending = 0
+            if let nick = claimingNick {
+                claimingNick = nil
+                send(Numeric.nicknameInUse, nick, "Nickname is unavailable, try again")
+            }
             try drain()
         case let .killed(by, reason):
             close(reason: "Killed (\(by) (\(reason)))")
@@ -387,6 +392,8 @@ final class Session: AbstractBehavior<SessionMessage> {
         if hasNick && nick == identity.nick { return }
         claimingNick = nick
         registry.tell(.claim(nick: nick, id: identity.id, replyTo: context.myself))
+        // A registry that cannot answer (it failed) must not wedge the client.
+        context.timers.startSingleTimer(key: "answer", message: .answerTimedOut, delay: .seconds(5))
     }
 
     private func nickClaimAnswered(_ nick: String, accepted: Bool) {
