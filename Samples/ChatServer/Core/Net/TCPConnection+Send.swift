@@ -34,6 +34,17 @@ extension TCPConnection {
         state.withLock { state in
             guard case .open = state.phase else { return .closed }
             if bytes.isEmpty { return .queued }
+            if bytes.count > state.sendQueueLimit - state.pending.byteCount && !state.writeSourceArmed {
+                // Bytes waiting only for the scheduled flush are not a slow consumer's: write
+                // them now and count what the kernel refuses.
+                switch flush(&state) {
+                case .drained: break
+                case .wouldBlock: armWriteSource(&state)
+                case .failed(let error):
+                    finish(&state, .failed(error), ending: .immediate)
+                    return .closed
+                }
+            }
             if bytes.count > state.sendQueueLimit - state.pending.byteCount {
                 beginDraining(&state, .sendQueueExceeded, final: state.farewell, timeout: .seconds(2))
                 return .sendQueueExceeded
