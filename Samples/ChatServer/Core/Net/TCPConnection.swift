@@ -118,6 +118,7 @@ public final class TCPConnection: Sendable {
     ) {
         precondition(sendQueueLimit >= 0, "TCPConnection.start: negative sendQueueLimit \(sendQueueLimit)")
         precondition(readChunkSize > 0, "TCPConnection.start: readChunkSize \(readChunkSize) is not positive")
+        _DispatchTimers.ready  // the flush deadline must work when descriptors have run out
         state.withLock { state in
             precondition(!state.started, "TCPConnection.start called twice on connection \(id)")
             state.started = true

@@ -92,6 +92,7 @@ public final class TCPListener: Sendable {
     ///
     /// - Precondition: called at most once.
     public func startAccepting(_ handler: @escaping @Sendable (Result<TCPConnection, SocketError>) -> Void) {
+        _DispatchTimers.ready  // the pause timer must work when descriptors have run out
         state.withLock { state in
             precondition(!state.started, "TCPListener.startAccepting called twice (\(localAddress))")
             state.started = true
