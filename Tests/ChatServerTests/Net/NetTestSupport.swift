@@ -15,8 +15,8 @@ let netTestTimeout: TimeInterval = 10
 ///
 /// Every property is read and written with `condition` locked (an `NSCondition`, a pthread
 /// mutex plus condition variable that ThreadSanitizer sees).
+// Safe: every stored var is read and written only with the NSCondition `condition` locked.
 final class ConnectionProbe: @unchecked Sendable {
-    // All stored state below is protected by `condition`.
     private let condition = NSCondition()
     private var _bytes: [UInt8] = []
     private var _reads = 0
@@ -87,8 +87,8 @@ final class ConnectionProbe: @unchecked Sendable {
 }
 
 /// A thread-safe list a handler appends to and a test waits on.
+// Safe: `items` is read and written only with the NSCondition `condition` locked.
 final class WaitableList<Element: Sendable>: @unchecked Sendable {
-    // `items` is protected by `condition`.
     private let condition = NSCondition()
     private var items: [Element] = []
 

@@ -98,7 +98,7 @@ struct TCPConnectionCloseTests {
     @Test func sendQueueExceeded_whenThePeerDoesNotRead_sendsFarewellAndCloses() throws {
         let server = try LoopbackServer()
         let (client, serverSide) = try server.connectPair()
-        setBufferSize(client.fd, SO_RCVBUF, 4096)
+        setBufferSize(client.fd, SO_RCVBUF, 64 * 1024)
         setBufferSize(serverSide.fd, SO_SNDBUF, 4096)
         let probe = ConnectionProbe()
         let farewell = utf8("ERROR :Closing Link (SendQ exceeded)\r\n")

@@ -207,7 +207,7 @@ struct TCPConnectionTests {
         }
     }
 
-    @Test func sendsBeforeStart_areWrittenAndCountAgainstNoLimit() throws {
+    @Test func sendsBeforeStart_areWrittenAtOnce() throws {
         let server = try LoopbackServer()
         let (client, serverSide) = try server.connectPair()
         #expect(serverSide.send(utf8("NOTICE * :early\r\n")) == .queued)

@@ -8,6 +8,10 @@ import Testing
 
 /// Behaviour that changes process-wide state (the open-file limit), so it runs in a child
 /// process of its own (an exit test) and cannot disturb the tests running beside it.
+///
+/// It also guards a libdispatch trap: the `timerfd` behind Dispatch timers is created when the
+/// first timer is armed, and if descriptors have run out by then the timer never fires, so
+/// the listener would stay paused forever (see `_DispatchTimers`).
 @Suite("TCPListener: out of descriptors")
 struct TCPListenerExitTests {
     #if os(Linux)

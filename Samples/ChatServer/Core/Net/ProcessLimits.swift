@@ -12,8 +12,9 @@ import Darwin
 /// the underlying calls are, but they race with anything else changing the same settings).
 public enum ProcessLimits {
     /// Raises the soft open-file limit (`RLIMIT_NOFILE`) to the hard limit and returns the soft
-    /// limit now in force (unchanged if the call fails; on Darwin capped at `OPEN_MAX` when the
-    /// hard limit is unlimited). Each connection costs one descriptor.
+    /// limit now in force: unchanged if raising fails, -1 if the limit cannot even be read; on
+    /// Darwin capped at `OPEN_MAX` when the hard limit is unlimited. Each connection costs one
+    /// descriptor (two for a client and server in one process).
     @discardableResult
     public static func raiseOpenFileLimit() -> Int {
         #if canImport(Glibc)

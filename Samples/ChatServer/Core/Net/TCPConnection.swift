@@ -104,6 +104,8 @@ public final class TCPConnection: Sendable {
     /// and after the socket is closed. Both run on the connection's serial queue, never
     /// concurrently and never re-entrantly from inside `send`/`close`/`pauseReading`/
     /// `resumeReading`. If the connection was closed before `start`, only `onClose` follows.
+    /// The first `start` in a process (unless a listener started first) waits about 1 ms while one
+    /// Dispatch timer fires (see `_DispatchTimers`).
     ///
     /// - Parameters:
     ///   - sendQueueLimit: the most bytes `send` may keep queued (not yet taken by the kernel).
@@ -118,6 +120,7 @@ public final class TCPConnection: Sendable {
     ) {
         precondition(sendQueueLimit >= 0, "TCPConnection.start: negative sendQueueLimit \(sendQueueLimit)")
         precondition(readChunkSize > 0, "TCPConnection.start: readChunkSize \(readChunkSize) is not positive")
+        _DispatchTimers.ready  // the flush deadline must work when descriptors have run out
         state.withLock { state in
             precondition(!state.started, "TCPConnection.start called twice on connection \(id)")
             state.started = true

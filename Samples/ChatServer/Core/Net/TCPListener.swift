@@ -88,10 +88,12 @@ public final class TCPListener: Sendable {
     /// (`ECONNABORTED`, `EPROTO`, `EPERM`, ...) and after running out of resources (`EMFILE`,
     /// `ENFILE`, `ENOBUFS`, `ENOMEM`); after those, and after any unexpected error, it pauses
     /// accepting for 100 ms (a timer, not a busy loop) and then resumes. `EAGAIN` and `EINTR`
-    /// are not reported.
+    /// are not reported. The first call in the process waits about 1 ms while one Dispatch timer
+    /// fires (see `_DispatchTimers`), so the pause timer works once descriptors have run out.
     ///
     /// - Precondition: called at most once.
     public func startAccepting(_ handler: @escaping @Sendable (Result<TCPConnection, SocketError>) -> Void) {
+        _DispatchTimers.ready  // the pause timer must work when descriptors have run out
         state.withLock { state in
             precondition(!state.started, "TCPListener.startAccepting called twice (\(localAddress))")
             state.started = true
