@@ -78,8 +78,7 @@ struct TCPConnectionCloseTests {
     @Test func closeWithTimeout_whenThePeerNeverReads_resetsAtTheDeadline() throws {
         let server = try LoopbackServer()
         let (client, serverSide) = try server.connectPair()
-        // The peer's receive buffer stays at its default: a tiny one makes its window updates so
-        // rare that draining waits on TCP's persist timer (seconds), not on this code.
+        setBufferSize(client.fd, SO_RCVBUF, 4096)
         setBufferSize(serverSide.fd, SO_SNDBUF, 4096)
         let probe = ConnectionProbe()
         probe.start(serverSide)
