@@ -69,7 +69,7 @@ public final class TCPConnection: Sendable {
     /// Runs the Dispatch sources' handlers and the user's callbacks, one at a time.
     let queue: DispatchQueue
     /// Everything that changes, protected by the box's pthread mutex.
-    let state: _NetLocked<_ConnectionState>
+    let state: Locked<_ConnectionState>
 
     private static let nextID = Atomic<UInt64>(1)
 
@@ -83,7 +83,7 @@ public final class TCPConnection: Sendable {
         // One label for all: a per-connection label would cost an allocation each. Targets the
         // shared (non-overcommitting) global queue, so connections share its threads.
         self.queue = DispatchQueue(label: "ChatServerCore.TCPConnection", target: .global())
-        self.state = _NetLocked(_ConnectionState())
+        self.state = Locked(_ConnectionState())
         _Posix.setNoDelay(fd)
     }
 
@@ -318,7 +318,7 @@ public final class TCPConnection: Sendable {
     }
 }
 
-/// The mutable state of a `TCPConnection`; lives in its `_NetLocked` box and is only touched
+/// The mutable state of a `TCPConnection`; lives in its `Locked` box and is only touched
 /// with that lock held.
 struct _ConnectionState {
     enum Phase: CustomStringConvertible {

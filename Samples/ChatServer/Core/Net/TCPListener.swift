@@ -27,7 +27,7 @@ public final class TCPListener: Sendable {
     /// Signalled by the accept source's cancel handler (the socket is closed then).
     private let sourceCancelledSignal = DispatchSemaphore(value: 0)
     /// Protected by its pthread mutex.
-    private let state = _NetLocked(_ListenerState())
+    private let state = Locked(_ListenerState())
 
     /// How many connections one readable event accepts before yielding the queue.
     private static let acceptsPerEvent = 64

@@ -7,11 +7,11 @@ import Darwin
 #endif
 
 /// A value and the `pthread_mutex_t` protecting it, in one allocation (the value is the buffer's
-/// header, the mutex its single tail element). Used through `_NetLocked`.
-final class _NetLockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    static func make(_ value: Value) -> _NetLockStorage<Value> {
+/// header, the mutex its single tail element). Used through `Locked`.
+final class _LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> _LockStorage<Value> {
         let buffer = create(minimumCapacity: 1) { _ in value }
-        let box = unsafeDowncast(buffer, to: _NetLockStorage<Value>.self)
+        let box = unsafeDowncast(buffer, to: _LockStorage<Value>.self)
         box.withUnsafeMutablePointerToElements { mutex in
             var attributes = pthread_mutexattr_t()
             pthread_mutexattr_init(&attributes)
@@ -35,12 +35,12 @@ final class _NetLockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
 
 /// A value behind a pthread mutex, reachable only inside `withLock`; copies share value and lock.
 ///
-/// The socket layer's only lock. A pthread mutex rather than `Synchronization.Mutex`, which
-/// ThreadSanitizer cannot see on Linux. The value is reachable only inside `withLock`, so no
+/// The module's only lock (the socket layer and the server's shared objects). A pthread mutex
+/// rather than `Synchronization.Mutex`, which ThreadSanitizer cannot see on Linux. The value is reachable only inside `withLock`, so no
 /// access can forget the lock. Not recursive: calling `withLock` again from inside `body` on the
 /// same box is undefined behaviour (an error-checking mutex in debug builds traps).
-struct _NetLocked<Value> {
-    private let storage: _NetLockStorage<Value>
+struct Locked<Value> {
+    private let storage: _LockStorage<Value>
 
     init(_ value: Value) {
         storage = .make(value)
@@ -64,4 +64,4 @@ struct _NetLocked<Value> {
 }
 
 // The value is only reachable through `withLock`, which holds the storage's pthread mutex.
-extension _NetLocked: @unchecked Sendable {}
+extension Locked: @unchecked Sendable {}
