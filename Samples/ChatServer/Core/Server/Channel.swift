@@ -78,9 +78,12 @@ final class ChannelState {
     let name: String
     let key: String
     let createdAt: Int
-    /// Members in join order; `index` maps a connection id to its position.
+    /// Members; `index` maps a connection id to its position.
     var members: [Member] = []
     var index: [UInt64: Int] = [:]
+    /// The members' connections and ids, at the same positions as `members`: the fan-out loop
+    /// reads these instead of copying each member's whole record.
+    var outputs: [(id: UInt64, connection: any ClientConnection)] = []
     var topic: (text: String, setBy: String, setAt: Int)?
     var inviteOnly = false, moderated = false, noExternal = true, topicLocked = true
     var channelKey: String?
@@ -108,6 +111,7 @@ final class ChannelState {
     func add(_ member: Member) {
         index[member.identity.id] = members.count
         members.append(member)
+        outputs.append((member.identity.id, member.identity.connection))
     }
 
     /// Removes a member; the last one takes its place (order is not part of IRC's contract).
@@ -116,8 +120,10 @@ final class ChannelState {
         guard let position = index.removeValue(forKey: id) else { return nil }
         let removed = members[position]
         let last = members.removeLast()
+        let lastOutput = outputs.removeLast()
         if position < members.count {
             members[position] = last
+            outputs[position] = lastOutput
             index[last.identity.id] = position
         }
         return removed
@@ -198,14 +204,14 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         case let .quit(id, line, once):
             guard let member = state.remove(id: id) else { break }
             context.unwatch(member.identity.session)
-            for other in state.members where once.claim(other.identity.id) {
-                other.identity.send(line)
+            for output in state.outputs where once.claim(output.id) {
+                output.connection.send(line)
             }
         case let .nickChanged(identity, line, once):
             guard let position = state.index[identity.id] else { break }
             state.members[position].identity = identity
-            for other in state.members where once.claim(other.identity.id) {
-                other.identity.send(line)
+            for output in state.outputs where once.claim(output.id) {
+                output.connection.send(line)
             }
         case let .memberUpdated(identity):
             if let position = state.index[identity.id] { state.members[position].identity = identity }
@@ -291,18 +297,19 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     }
 
     private func relay(_ line: [UInt8], isNotice: Bool, from: ClientIdentity) {
-        let sender = state.index[from.id].map { state.members[$0] }
+        let position = state.index[from.id]
+        let privileged = position.map { state.members[$0].isOperator || state.members[$0].hasVoice } ?? false
         func refuse(_ why: String) {
             if !isNotice { from.send(replies.numeric(Numeric.cannotSendToChan, from.nick, state.name, "Cannot send to channel (\(why))")) }
         }
-        if sender == nil && state.noExternal { return refuse("+n") }
-        if state.moderated && !(sender?.isOperator ?? false) && !(sender?.hasVoice ?? false) { return refuse("+m") }
-        if !(sender?.isOperator ?? false) && !(sender?.hasVoice ?? false) && state.bans.contains(where: { $0.mask.matches(from.prefix) }) {
+        if position == nil && state.noExternal { return refuse("+n") }
+        if state.moderated && !privileged { return refuse("+m") }
+        if !privileged && !state.bans.isEmpty && state.bans.contains(where: { $0.mask.matches(from.prefix) }) {
             return refuse("+b")
         }
         var delivered = 0
-        for member in state.members where member.identity.id != from.id {
-            member.identity.send(line)
+        for output in state.outputs where output.id != from.id {
+            output.connection.send(line)
             delivered += 1
         }
         server.counters.messagesRelayed.add(delivered, ordering: .relaxed)
@@ -541,7 +548,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     private var now: Int { Int(context.scheduler.currentDate.timeIntervalSince1970) }
 
     private func broadcast(_ line: [UInt8]) {
-        for member in state.members { member.identity.send(line) }
+        for output in state.outputs { output.connection.send(line) }
     }
 
     /// Tells the directory what LIST shows, and that the channel is empty when it is.
