@@ -25,6 +25,8 @@ enum ChannelMessage: Sendable {
     case memberTerminated(id: UInt64)
     /// After `memberTerminated`, behind the messages the member sent before it terminated.
     case memberGone(id: UInt64)
+    /// From the registry: `invitee` exists; record the invitation and tell both sides.
+    case invitee(ClientIdentity, from: ClientIdentity)
     /// A request the directory forwarded (counted, so that the directory closes an empty
     /// channel only when nothing it forwarded is still on its way).
     indirect case forwarded(ChannelMessage)
@@ -32,13 +34,14 @@ enum ChannelMessage: Sendable {
     /// Requests whose answers the session waits for before it runs the client's next command, so
     /// that a client sees the replies to its commands in the order it sent them. The actor that
     /// answers such a request last sends `SessionMessage.answered`. (A `part` with no line comes
-    /// from a non-member, through the directory: it is answered with 442.)
+    /// from a non-member, through the directory: it is answered with 442. A NOTICE never gets
+    /// an answer, so nothing waits for it.)
     var expectsAnswer: Bool {
         switch self {
-        case .join, .topic, .names, .who, .mode, .kick, .invite: true
-        case let .part(line, _): line.isEmpty
+        case .join, .topic, .names, .who, .mode, .kick, .invite, .part, .invitee: true
+        case let .message(_, isNotice, _): !isNotice
         case let .forwarded(inner): inner.expectsAnswer
-        case .message, .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone: false
+        case .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone: false
         }
     }
 }
@@ -48,7 +51,7 @@ extension ChannelMessage {
     var requester: ClientIdentity? {
         switch self {
         case let .join(from, _), let .message(_, _, from), let .part(_, from), let .topic(_, from), let .names(from),
-             let .who(_, from), let .mode(_, from), let .kick(_, _, from), let .invite(_, from):
+             let .who(_, from), let .mode(_, from), let .kick(_, _, from), let .invite(_, from), let .invitee(_, from):
             from
         case let .forwarded(inner):
             inner.requester
@@ -213,6 +216,13 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             for output in state.outputs where once.claim(output.id) {
                 output.connection.send(line)
             }
+        case let .invitee(target, from):
+            state.invited.insert(IRCCaseMapping.fold(target.nick))
+            target.send(IRCMessage(prefix: from.prefix, command: "INVITE", params: [target.nick, state.name]).serialized())
+            from.send(replies.numeric(Numeric.inviting, from.nick, target.nick, state.name))
+            if let away = target.away {
+                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
+            }
         case let .memberUpdated(identity):
             if let position = state.index[identity.id] { state.members[position].identity = identity }
         case let .topic(text, from):
@@ -288,7 +298,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         state.add(ChannelState.Member(identity: identity, isOperator: isFirst, hasVoice: false))
         context.watch(identity.session, with: .memberTerminated(id: identity.id))
         broadcast(IRCMessage(prefix: identity.prefix, command: "JOIN", params: [state.name]).serialized())
-        identity.session.tell(.joinedChannel(key: state.key, name: state.name, channel: context.myself))
+        identity.session.tell(.joinedChannel(key: state.key, name: state.name, channel: context.myself, status: isFirst ? "@" : ""))
         if let topic = state.topic {
             identity.send(replies.numeric(Numeric.topic, identity.nick, state.name, topic.text))
             identity.send(replies.numeric(Numeric.topicWhoTime, identity.nick, state.name, topic.setBy, String(topic.setAt)))
@@ -394,8 +404,9 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             from.send(replies.numeric(Numeric.userOnChannel, from.nick, nick, state.name, "is already on channel"))
             return false
         }
-        state.invited.insert(IRCCaseMapping.fold(nick))
-        registry.tell(.invite(nick: nick, channel: state.name, from: from))
+        // Recorded only once the registry has found the nick (`invitee`): inviting a nick nobody
+        // holds must not let whoever takes it later in.
+        registry.tell(.invite(nick: nick, channel: state.name, replyTo: context.myself, from: from))
         return true
     }
 
@@ -473,8 +484,12 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             case "t": if state.topicLocked != adding { state.topicLocked = adding; applied.append((adding, flag, nil)) }
             case "k":
                 if adding {
-                    guard let key = arguments.next(), !key.isEmpty, !key.contains(" ") else {
+                    guard let key = arguments.next() else {
                         from.send(replies.numeric(Numeric.needMoreParams, from.nick, "MODE", "Not enough parameters"))
+                        continue
+                    }
+                    guard !key.isEmpty, !key.contains(" "), !key.contains(","), key.utf8.count <= 23 else {
+                        from.send(replies.numeric(Numeric.invalidModeParam, from.nick, state.name, "k", "*", "Invalid key"))
                         continue
                     }
                     if state.channelKey != nil {
@@ -520,6 +535,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                     state.members[position].hasVoice = adding
                 }
                 applied.append((adding, flag, state.members[position].identity.nick))
+                state.members[position].identity.session.tell(.channelStatus(key: state.key, status: state.members[position].prefixSymbol))
             default:
                 break
             }

@@ -11,7 +11,8 @@ enum RegistryMessage: Sendable {
     case update(ClientIdentity)
     /// The connection ended: its nick is free.
     case release(id: UInt64)
-    /// The client's channels changed (for WHOIS).
+    /// The client's channels changed (for WHOIS, and WHO of invisible users): names with the
+    /// client's status prefix in each ("@#chan").
     case channels(id: UInt64, [String])
     /// `PRIVMSG`/`NOTICE` to a nick: `line` is sent to its client, an error to `from` (not for notices).
     case deliver(target: String, line: [UInt8], isNotice: Bool, from: ClientIdentity)
@@ -20,8 +21,11 @@ enum RegistryMessage: Sendable {
     case ison(nicks: [String], from: ClientIdentity)
     case userhost(nicks: [String], from: ClientIdentity)
     case kill(nick: String, reason: String, from: ClientIdentity)
-    /// `INVITE`: the channel has recorded the invitation; tell the target and confirm to the inviter.
-    case invite(nick: String, channel: String, from: ClientIdentity)
+    /// `INVITE`: the channel checked the inviter; the registry finds the target and hands it back
+    /// to the channel (`ChannelMessage.invitee`), or answers 401.
+    case invite(nick: String, channel: String, replyTo: ActorRef<ChannelMessage>, from: ClientIdentity)
+    /// `WHOWAS`: the last `count` (0: all) clients that used `nick`, newest first.
+    case whowas(nick: String, count: Int, from: ClientIdentity)
 }
 
 /// The registry's state: kept outside the behavior so that a restart (after a failure) keeps
@@ -38,6 +42,23 @@ final class RegistryState {
     var byNick: [String: Entry] = [:]
     /// Connection id → folded nick.
     var nickByID: [UInt64: String] = [:]
+
+    /// Who left, oldest first, for WHOWAS (at most `historyLimit`).
+    struct Departed {
+        let nick: String
+        let user: String
+        let host: String
+        let realName: String
+        let leftAt: String
+    }
+
+    var history: [Departed] = []
+    let historyLimit = 1_000
+
+    func remember(_ identity: ClientIdentity, at time: String) {
+        if history.count >= historyLimit { history.removeFirst(history.count - historyLimit + 1) }
+        history.append(Departed(nick: identity.nick, user: identity.user, host: identity.host, realName: identity.realName, leftAt: time))
+    }
 }
 
 enum NickRegistry {
@@ -83,11 +104,13 @@ enum NickRegistry {
             state.byNick[folded]?.channels = names
 
         case let .release(id):
-            if let folded = state.nickByID.removeValue(forKey: id) {
-                state.byNick.removeValue(forKey: folded)
+            if let folded = state.nickByID.removeValue(forKey: id),
+               let identity = state.byNick.removeValue(forKey: folded)?.identity {
+                state.remember(identity, at: ServerContext.format(Date()))
             }
 
         case let .deliver(target, line, isNotice, from):
+            defer { if !isNotice { from.session.tell(.answered) } }
             guard let identity = state.byNick[IRCCaseMapping.fold(target)]?.identity else {
                 if !isNotice { from.send(replies.numeric(Numeric.noSuchNick, from.nick, target, "No such nick/channel")) }
                 return
@@ -128,8 +151,14 @@ enum NickRegistry {
                 }
             } else {
                 let pattern = WildcardMask(mask)
+                func plain(_ name: String) -> String { IRCCaseMapping.fold(String(name.drop { $0 == "@" || $0 == "+" })) }
+                let mine = Set((state.nickByID[from.id].flatMap { state.byNick[$0]?.channels } ?? []).map(plain))
                 for entry in state.byNick.values {
-                    guard let user = entry.identity, !user.isInvisible || user.id == from.id else { continue }
+                    guard let user = entry.identity else { continue }
+                    // An invisible user is listed only to itself and to those sharing a channel.
+                    if user.isInvisible && user.id != from.id && !entry.channels.contains(where: { mine.contains(plain($0)) }) {
+                        continue
+                    }
                     if operatorsOnly && !user.isOperator { continue }
                     if pattern.matches(user.nick) || pattern.matches(user.host) || pattern.matches(user.realName)
                         || pattern.matches(server.configuration.serverName) || pattern.matches(user.user) {
@@ -160,17 +189,27 @@ enum NickRegistry {
             }
             target.session.tell(.killed(by: from.nick, reason: reason))
 
-        case let .invite(nick, channel, from):
-            defer { from.session.tell(.answered) }
+        case let .invite(nick, _, channel, from):
             guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
+                from.session.tell(.answered)
                 return
             }
-            target.send(IRCMessage(prefix: from.prefix, command: "INVITE", params: [target.nick, channel]).serialized())
-            from.send(replies.numeric(Numeric.inviting, from.nick, target.nick, channel))
-            if let away = target.away {
-                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
+            channel.tell(.invitee(target, from: from))
+
+        case let .whowas(nick, count, from):
+            defer { from.session.tell(.answered) }
+            let folded = IRCCaseMapping.fold(nick)
+            let matches = state.history.reversed().filter { IRCCaseMapping.fold($0.nick) == folded }
+            let shown = count > 0 ? Array(matches.prefix(count)) : matches
+            if shown.isEmpty {
+                from.send(replies.numeric(Numeric.wasNoSuchNick, from.nick, nick, "There was no such nickname"))
             }
+            for user in shown {
+                from.send(replies.numeric(Numeric.whowasUser, from.nick, user.nick, user.user, user.host, "*", user.realName))
+                from.send(replies.numeric(Numeric.whoisServer, from.nick, user.nick, server.configuration.serverName, user.leftAt))
+            }
+            from.send(replies.numeric(Numeric.endOfWhowas, from.nick, nick, "End of WHOWAS"))
         }
     }
 

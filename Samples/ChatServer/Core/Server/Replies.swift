@@ -35,6 +35,7 @@ enum Numeric {
     static let listStart = "321", list = "322", listEnd = "323", channelModeIs = "324", creationTime = "329"
     static let noTopic = "331", topic = "332", topicWhoTime = "333", inviting = "341", version = "351"
     static let whoReply = "352", namReply = "353", endOfNames = "366", banList = "367", endOfBanList = "368"
+    static let whowasUser = "314", endOfWhowas = "369", info = "371", endOfInfo = "374", wasNoSuchNick = "406"
     static let motd = "372", motdStart = "375", endOfMotd = "376", youreOper = "381", time = "391"
     static let noSuchNick = "401", noSuchChannel = "403", cannotSendToChan = "404"
     static let tooManyChannels = "405", tooManyTargets = "407", noOrigin = "409", invalidCapCommand = "410"

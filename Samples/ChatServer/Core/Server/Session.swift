@@ -58,7 +58,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     private var registered = false
     private var signOn: Date
     /// Folded name → the channel's display name and actor.
-    private var channels: [String: (name: String, ref: ActorRef<ChannelMessage>)] = [:]
+    private var channels: [String: (name: String, ref: ActorRef<ChannelMessage>, status: String)] = [:]
 
     private var lastActivity: Date
     private var awaitingPong = false
@@ -138,9 +138,14 @@ final class Session: AbstractBehavior<SessionMessage> {
             if answersPending == 0 { context.timers.cancel(key: "answer") }
             nickClaimAnswered(nick, accepted: accepted)
             try drain()
-        case let .joinedChannel(key, name, channel):
-            channels[key] = (name, channel)
+        case let .joinedChannel(key, name, channel, status):
+            channels[key] = (name, channel, status)
             channelsChanged()
+        case let .channelStatus(key, status):
+            if channels[key] != nil {
+                channels[key]!.status = status
+                channelsChanged()
+            }
         case let .leftChannel(key):
             if channels.removeValue(forKey: key) != nil { channelsChanged() }
         case .answered:
@@ -269,10 +274,47 @@ final class Session: AbstractBehavior<SessionMessage> {
 
     private static let knownCommands: Set<String> = [
         "JOIN", "PART", "PRIVMSG", "NOTICE", "TOPIC", "NAMES", "LIST", "WHO", "WHOIS", "AWAY", "MODE", "KICK",
-        "INVITE", "OPER", "KILL", "ISON", "USERHOST", "VERSION", "TIME", "MOTD", "LUSERS",
+        "INVITE", "OPER", "KILL", "ISON", "USERHOST", "VERSION", "TIME", "MOTD", "LUSERS", "INFO", "WHOWAS",
     ]
 
+    /// Runs a command with a list of targets as one command per target, in order, so that each
+    /// target's replies (from different actors) come before the next target's: `JOIN #a,#b k`
+    /// becomes `JOIN #a k` then `JOIN #b`. Returns false when there is only one target.
+    private func expandTargets(_ command: String, _ params: [String]) -> Bool {
+        guard let first = params.first, first.contains(","), first != "0" else { return false }
+        let targets = first.split(separator: ",").map(String.init)
+        var expanded: [IRCMessage]
+        switch command {
+        case "JOIN":
+            let keys = params.count > 1 ? params[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init) : []
+            expanded = targets.enumerated().map { position, name in
+                let key = position < keys.count && !keys[position].isEmpty ? [keys[position]] : []
+                return IRCMessage(command: command, params: [name] + key)
+            }
+        case "PRIVMSG", "NOTICE":
+            guard targets.count <= configuration.maxTargets else { return false }
+            expanded = targets.map { IRCMessage(command: command, params: [$0] + params.dropFirst()) }
+        case "KICK":
+            // Channels and nicks pair up: one channel with several nicks, or as many of each.
+            let nicks = params.count > 1 ? params[1].split(separator: ",").map(String.init) : []
+            guard nicks.count == targets.count else { return false }
+            expanded = zip(targets, nicks).map { IRCMessage(command: command, params: [$0, $1] + params.dropFirst(2)) }
+        default:
+            expanded = targets.map { IRCMessage(command: command, params: [$0] + params.dropFirst()) }
+        }
+        pending.insert(contentsOf: expanded.map(Input.message), at: pendingHead)
+        return true
+    }
+
+    private static let listCommands: Set<String> = ["JOIN", "PART", "PRIVMSG", "NOTICE", "NAMES", "KICK"]
+
     private func runRegistered(_ command: String, _ params: [String]) throws {
+        if Self.listCommands.contains(command) && expandTargets(command, params) { return }
+        if command == "WHOIS", let nicks = params.last, nicks.contains(",") {
+            let expanded = nicks.split(separator: ",").prefix(configuration.maxTargets).map { IRCMessage(command: "WHOIS", params: [String($0)]) }
+            pending.insert(contentsOf: expanded.map(Input.message), at: pendingHead)
+            return
+        }
         switch command {
         case "JOIN": join(params)
         case "PART": part(params)
@@ -301,6 +343,11 @@ final class Session: AbstractBehavior<SessionMessage> {
                 expectAnswer()
                 registry.tell(.who(mask: mask == "0" ? "*" : mask, operatorsOnly: operatorsOnly, from: identity))
             }
+        case "WHOWAS":
+            guard let nicks = params.first, !nicks.isEmpty else { return send(Numeric.noNicknameGiven, "No nickname given") }
+            let count = params.count > 1 ? Int(params[1]) ?? 0 : 0
+            expectAnswer()
+            registry.tell(.whowas(nick: String(nicks.split(separator: ",").first ?? ""), count: count, from: identity))
         case "WHOIS":
             guard let first = params.first, !first.isEmpty else { return send(Numeric.noNicknameGiven, "No nickname given") }
             let nicks = params.count > 1 ? params[1] : first
@@ -356,6 +403,11 @@ final class Session: AbstractBehavior<SessionMessage> {
             sendISupport()
         case "TIME":
             send(Numeric.time, configuration.serverName, ServerContext.format(now))
+        case "INFO":
+            for line in ["\(configuration.version): an IRC server on Mailbox actors", "One actor per connection and per channel, supervised."] {
+                send(Numeric.info, line)
+            }
+            send(Numeric.endOfInfo, "End of /INFO list")
         case "MOTD": motd()
         case "LUSERS": lusers()
         default:
@@ -418,7 +470,7 @@ final class Session: AbstractBehavior<SessionMessage> {
 
     private func user(_ params: [String]) {
         if registered { return send(Numeric.alreadyRegistered, "You may not reregister") }
-        guard params.count >= 4, !params[0].isEmpty else { return needMoreParams("USER") }
+        guard params.count >= 4, !params[0].isEmpty, !params[3].isEmpty else { return needMoreParams("USER") }
         let name = params[0].filter { !" @!\r\n\0".contains($0) }.truncated(toBytes: 10)
         identity = ClientIdentity(id: identity.id, nick: identity.nick, user: "~" + (name.isEmpty ? "user" : name), host: identity.host,
                                   realName: params[3].truncated(toBytes: 100), session: identity.session, connection: connection)
@@ -458,7 +510,10 @@ final class Session: AbstractBehavior<SessionMessage> {
             "TARGMAX=PRIVMSG:\(configuration.maxTargets),NOTICE:\(configuration.maxTargets),JOIN:,PART:,KICK:\(configuration.maxTargets)",
             "TOPICLEN=\(configuration.topicLength)",
         ]
-        send(Numeric.isupport, params: tokens + ["are supported by this server"])
+        // At most 13 tokens a line: with the nick and the text, 15 parameters.
+        for start in stride(from: 0, to: tokens.count, by: 13) {
+            send(Numeric.isupport, params: Array(tokens[start..<min(start + 13, tokens.count)]) + ["are supported by this server"])
+        }
     }
 
     private func lusers() {
@@ -468,7 +523,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         send(Numeric.luserOp, String(statistics.operators), "operator(s) online")
         send(Numeric.luserUnknown, String(max(0, statistics.connections - statistics.users)), "unknown connection(s)")
         send(Numeric.luserChannels, String(statistics.channels), "channels formed")
-        send(Numeric.luserMe, "I have \(statistics.connections) clients and 0 servers")
+        send(Numeric.luserMe, "I have \(statistics.users) clients and 0 servers")
         send(Numeric.localUsers, String(statistics.users), String(statistics.maxUsers),
              "Current local users \(statistics.users), max \(statistics.maxUsers)")
         send(Numeric.globalUsers, String(statistics.users), String(statistics.maxUsers),
@@ -488,6 +543,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         guard let list = params.first else { return needMoreParams("JOIN") }
         if list == "0" {
             for (_, channel) in channels {
+                expectAnswer()
                 channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: [channel.name, identity.nick]).serialized(alwaysTrailing: true),
                                        from: identity))
             }
@@ -521,6 +577,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             let key = IRCCaseMapping.fold(name)
             if let channel = channels.removeValue(forKey: key) {
                 partParams[0] = channel.name
+                expectAnswer()
                 channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(alwaysTrailing: true), from: identity))
                 channelsChanged()
             } else {
@@ -539,19 +596,20 @@ final class Session: AbstractBehavior<SessionMessage> {
             if !isNotice { send(Numeric.noTextToSend, "No text to send") }
             return
         }
-        let list = targets.split(separator: ",").map(String.init)
-        if list.count > configuration.maxTargets {
+        // A list of targets was expanded into one command per target (`expandTargets`).
+        guard !targets.contains(",") else {
             if !isNotice { send(Numeric.tooManyTargets, targets, "Too many recipients") }
             return
         }
-        for target in list {
-            let line = IRCMessage(prefix: identity.prefix, command: command, params: [target, params[1]]).serialized(alwaysTrailing: true)
-            if target.hasPrefix("#") {
-                let missing = isNotice ? nil : replies.numeric(Numeric.noSuchNick, identity.nick, target, "No such nick/channel")
-                toChannel(target, .message(line: line, isNotice: isNotice, from: identity), ifMissing: missing)
-            } else {
-                registry.tell(.deliver(target: target, line: line, isNotice: isNotice, from: identity))
-            }
+        let target = targets
+        let line = IRCMessage(prefix: identity.prefix, command: command, params: [target, params[1]]).serialized(alwaysTrailing: true)
+        if target.hasPrefix("#") {
+            let missing = isNotice ? nil : replies.numeric(Numeric.noSuchNick, identity.nick, target, "No such nick/channel")
+            toChannel(target, .message(line: line, isNotice: isNotice, from: identity), ifMissing: missing)
+        } else {
+            // A PRIVMSG waits for the registry's answer (401, 301), as for a channel's (404).
+            if !isNotice { expectAnswer() }
+            registry.tell(.deliver(target: target, line: line, isNotice: isNotice, from: identity))
         }
         lastMessage = now
     }
@@ -624,7 +682,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     }
 
     private func channelsChanged() {
-        registry.tell(.channels(id: identity.id, channels.values.map(\.name)))
+        registry.tell(.channels(id: identity.id, channels.values.map { $0.status + $0.name }))
     }
 
     /// The client's record changed (away, modes): the registry and its channels get the new one.
