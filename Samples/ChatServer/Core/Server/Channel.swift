@@ -197,7 +197,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             try server.checkFault("channel:message")
             relay(line, isNotice: isNotice, from: from)
         case let .part(line, from):
-            guard state.remove(id: from.id) != nil else {
+            guard removeMember(id: from.id) != nil else {
                 from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
                 break
             }
@@ -205,7 +205,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             from.send(line)
             broadcast(line)
         case let .quit(id, line, once):
-            guard let member = state.remove(id: id) else { break }
+            guard let member = removeMember(id: id) else { break }
             context.unwatch(member.identity.session)
             for output in state.outputs where once.claim(output.id) {
                 output.connection.send(line)
@@ -249,7 +249,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             context.myself.tell(.memberGone(id: id))
         case let .memberGone(id):
             // The session ended without leaving (it failed in a way that skipped its clean-up).
-            guard let member = state.remove(id: id) else { break }
+            guard let member = removeMember(id: id) else { break }
             let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized(alwaysTrailing: true)
             broadcast(line)
         }
@@ -261,6 +261,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             // Closed by the directory (empty), or stopped after too many failures: members that
             // are left learn that they are no longer in it.
             for member in state.members {
+                registry.tell(.membership(id: member.identity.id, channel: state.name, status: nil))
                 member.identity.send(IRCMessage(prefix: replies.serverName, command: "KICK",
                                                 params: [state.name, member.identity.nick, "Channel closed"]).serialized(alwaysTrailing: true))
                 member.identity.session.tell(.leftChannel(key: state.key))
@@ -298,7 +299,8 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         state.add(ChannelState.Member(identity: identity, isOperator: isFirst, hasVoice: false))
         context.watch(identity.session, with: .memberTerminated(id: identity.id))
         broadcast(IRCMessage(prefix: identity.prefix, command: "JOIN", params: [state.name]).serialized())
-        identity.session.tell(.joinedChannel(key: state.key, name: state.name, channel: context.myself, status: isFirst ? "@" : ""))
+        identity.session.tell(.joinedChannel(key: state.key, name: state.name, channel: context.myself))
+        registry.tell(.membership(id: identity.id, channel: state.name, status: isFirst ? "@" : ""))
         if let topic = state.topic {
             identity.send(replies.numeric(Numeric.topic, identity.nick, state.name, topic.text))
             identity.send(replies.numeric(Numeric.topicWhoTime, identity.nick, state.name, topic.setBy, String(topic.setAt)))
@@ -384,7 +386,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             let target = state.members[position].identity
             let text = (reason ?? from.nick).truncated(toBytes: server.configuration.kickLength)
             broadcast(IRCMessage(prefix: from.prefix, command: "KICK", params: [state.name, target.nick, text]).serialized(alwaysTrailing: true))
-            state.remove(id: target.id)
+            removeMember(id: target.id)
             context.unwatch(target.session)
             target.session.tell(.leftChannel(key: state.key))
         }
@@ -535,7 +537,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                     state.members[position].hasVoice = adding
                 }
                 applied.append((adding, flag, state.members[position].identity.nick))
-                state.members[position].identity.session.tell(.channelStatus(key: state.key, status: state.members[position].prefixSymbol))
+                registry.tell(.membership(id: state.members[position].identity.id, channel: state.name, status: state.members[position].prefixSymbol))
             default:
                 break
             }
@@ -560,6 +562,14 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     }
 
     // MARK: Helpers
+
+    /// Removes a member and tells the registry (WHOIS lists the channels a client is in).
+    @discardableResult
+    private func removeMember(id: UInt64) -> ChannelState.Member? {
+        guard let member = state.remove(id: id) else { return nil }
+        registry.tell(.membership(id: id, channel: state.name, status: nil))
+        return member
+    }
 
     private var now: Int { Int(context.scheduler.currentDate.timeIntervalSince1970) }
 

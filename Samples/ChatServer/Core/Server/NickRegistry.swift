@@ -11,9 +11,10 @@ enum RegistryMessage: Sendable {
     case update(ClientIdentity)
     /// The connection ended: its nick is free.
     case release(id: UInt64)
-    /// The client's channels changed (for WHOIS, and WHO of invisible users): names with the
-    /// client's status prefix in each ("@#chan").
-    case channels(id: UInt64, [String])
+    /// From a channel: the client joined it or its status there changed (`status` "@", "+" or
+    /// ""), or it left (`nil`). For WHOIS and for WHO of invisible users. Sent by the channel
+    /// before it answers the join, so a WHOIS that follows sees it.
+    case membership(id: UInt64, channel: String, status: String?)
     /// `PRIVMSG`/`NOTICE` to a nick: `line` is sent to its client, an error to `from` (not for notices).
     case deliver(target: String, line: [UInt8], isNotice: Bool, from: ClientIdentity)
     case whois(nick: String, from: ClientIdentity)
@@ -35,7 +36,8 @@ final class RegistryState {
         let id: UInt64
         var nick: String
         var identity: ClientIdentity?
-        var channels: [String] = []
+        /// Folded channel name → the channel's name with the client's status prefix ("@#chan").
+        var channels: [String: String] = [:]
     }
 
     /// Folded nick → entry.
@@ -82,7 +84,7 @@ enum NickRegistry {
                 return
             }
             var identity: ClientIdentity?
-            var channels: [String] = []
+            var channels: [String: String] = [:]
             if let old = state.nickByID[id], old != folded, let entry = state.byNick.removeValue(forKey: old) {
                 identity = entry.identity
                 channels = entry.channels
@@ -90,7 +92,7 @@ enum NickRegistry {
                 identity = entry.identity
             }
             identity?.nick = nick
-            if channels.isEmpty { channels = state.byNick[folded]?.channels ?? [] }
+            if channels.isEmpty { channels = state.byNick[folded]?.channels ?? [:] }
             state.byNick[folded] = RegistryState.Entry(id: id, nick: nick, identity: identity, channels: channels)
             state.nickByID[id] = folded
             replyTo.tell(.nickResult(nick: nick, accepted: true))
@@ -99,9 +101,9 @@ enum NickRegistry {
             guard let folded = state.nickByID[identity.id] else { return }
             state.byNick[folded]?.identity = identity
 
-        case let .channels(id, names):
+        case let .membership(id, channel, status):
             guard let folded = state.nickByID[id] else { return }
-            state.byNick[folded]?.channels = names
+            state.byNick[folded]?.channels[IRCCaseMapping.fold(channel)] = status.map { $0 + channel }
 
         case let .release(id):
             if let folded = state.nickByID.removeValue(forKey: id),
@@ -131,7 +133,7 @@ enum NickRegistry {
             let serverName = server.configuration.serverName
             from.send(replies.numeric(Numeric.whoisUser, from.nick, target.nick, target.user, target.host, "*", target.realName))
             if !entry.channels.isEmpty {
-                from.send(replies.numeric(Numeric.whoisChannels, from.nick, target.nick, entry.channels.sorted().joined(separator: " ")))
+                from.send(replies.numeric(Numeric.whoisChannels, from.nick, target.nick, entry.channels.values.sorted().joined(separator: " ")))
             }
             from.send(replies.numeric(Numeric.whoisServer, from.nick, target.nick, serverName, server.configuration.networkName))
             if target.isOperator {
@@ -151,12 +153,11 @@ enum NickRegistry {
                 }
             } else {
                 let pattern = WildcardMask(mask)
-                func plain(_ name: String) -> String { IRCCaseMapping.fold(String(name.drop { $0 == "@" || $0 == "+" })) }
-                let mine = Set((state.nickByID[from.id].flatMap { state.byNick[$0]?.channels } ?? []).map(plain))
+                let mine = state.nickByID[from.id].flatMap { state.byNick[$0]?.channels } ?? [:]
                 for entry in state.byNick.values {
                     guard let user = entry.identity else { continue }
                     // An invisible user is listed only to itself and to those sharing a channel.
-                    if user.isInvisible && user.id != from.id && !entry.channels.contains(where: { mine.contains(plain($0)) }) {
+                    if user.isInvisible && user.id != from.id && !entry.channels.keys.contains(where: { mine[$0] != nil }) {
                         continue
                     }
                     if operatorsOnly && !user.isOperator { continue }

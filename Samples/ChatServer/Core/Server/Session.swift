@@ -58,7 +58,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     private var registered = false
     private var signOn: Date
     /// Folded name → the channel's display name and actor.
-    private var channels: [String: (name: String, ref: ActorRef<ChannelMessage>, status: String)] = [:]
+    private var channels: [String: (name: String, ref: ActorRef<ChannelMessage>)] = [:]
 
     private var lastActivity: Date
     private var awaitingPong = false
@@ -138,16 +138,10 @@ final class Session: AbstractBehavior<SessionMessage> {
             if answersPending == 0 { context.timers.cancel(key: "answer") }
             nickClaimAnswered(nick, accepted: accepted)
             try drain()
-        case let .joinedChannel(key, name, channel, status):
-            channels[key] = (name, channel, status)
-            channelsChanged()
-        case let .channelStatus(key, status):
-            if channels[key] != nil {
-                channels[key]!.status = status
-                channelsChanged()
-            }
+        case let .joinedChannel(key, name, channel):
+            channels[key] = (name, channel)
         case let .leftChannel(key):
-            if channels.removeValue(forKey: key) != nil { channelsChanged() }
+            channels.removeValue(forKey: key)
         case .answered:
             answersPending = max(0, answersPending - 1)
             if answersPending == 0 { context.timers.cancel(key: "answer") }
@@ -548,7 +542,6 @@ final class Session: AbstractBehavior<SessionMessage> {
                                        from: identity))
             }
             channels.removeAll()
-            channelsChanged()
             return
         }
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -579,7 +572,6 @@ final class Session: AbstractBehavior<SessionMessage> {
                 partParams[0] = channel.name
                 expectAnswer()
                 channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(alwaysTrailing: true), from: identity))
-                channelsChanged()
             } else {
                 toChannel(name, .part(line: [], from: identity), ifMissing: noSuchChannel(name))
             }
@@ -679,10 +671,6 @@ final class Session: AbstractBehavior<SessionMessage> {
         if answersPending == 1 {
             context.timers.startSingleTimer(key: "answer", message: .answerTimedOut, delay: .seconds(5))
         }
-    }
-
-    private func channelsChanged() {
-        registry.tell(.channels(id: identity.id, channels.values.map { $0.status + $0.name }))
     }
 
     /// The client's record changed (away, modes): the registry and its channels get the new one.

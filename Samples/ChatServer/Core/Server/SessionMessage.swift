@@ -15,10 +15,7 @@ enum SessionMessage: Sendable {
     case floodRelease
     /// The registry's answer to a nick claim.
     case nickResult(nick: String, accepted: Bool)
-    /// The channel accepted the join; `status` is "@" for its first member.
-    case joinedChannel(key: String, name: String, channel: ActorRef<ChannelMessage>, status: String)
-    /// The client was given or lost +o/+v in a channel: its status prefix there ("@", "+" or "").
-    case channelStatus(key: String, status: String)
+    case joinedChannel(key: String, name: String, channel: ActorRef<ChannelMessage>)
     /// Kicked, or the channel closed.
     case leftChannel(key: String)
     /// The actor that answered one of the client's commands has sent its last reply.
