@@ -81,6 +81,10 @@ enum SessionManager {
                                         session.tell(.received(bytes))
                                     },
                                     onClose: { reason in
+                                        // The nick is free as soon as the client has gone (a client that
+                                        // reconnects at once may take it again); the session's own release,
+                                        // after any claim it made, follows.
+                                        registry.tell(.release(id: connection.id))
                                         session.tell(.connectionClosed(reason))
                                         tracker.closed()
                                     })
