@@ -47,6 +47,15 @@ enum ChannelMessage: Sendable {
 }
 
 extension ChannelMessage {
+    /// A PRIVMSG or NOTICE (answered with `SessionMessage.messageAnswered`).
+    var isMessage: Bool {
+        switch self {
+        case .message: true
+        case let .forwarded(inner): inner.isMessage
+        default: false
+        }
+    }
+
     /// Who asked, for the requests that come from a client.
     var requester: ClientIdentity? {
         switch self {
@@ -183,7 +192,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     private func handle(_ message: ChannelMessage) throws {
         var answered = message.expectsAnswer
         defer {
-            if answered, let from = message.requester { from.session.tell(.answered) }
+            if answered, let from = message.requester { from.session.tell(message.isMessage ? .messageAnswered : .answered) }
         }
         switch message {
         case let .forwarded(inner):

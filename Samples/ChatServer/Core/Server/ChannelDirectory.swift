@@ -65,7 +65,7 @@ enum ChannelDirectory {
             let folded = IRCCaseMapping.fold(name)
             guard state.channels[folded] != nil else {
                 if let ifMissing { from.send(ifMissing) }
-                if request.expectsAnswer { from.session.tell(.answered) }
+                if request.expectsAnswer { from.session.tell(request.isMessage ? .messageAnswered : .answered) }
                 return
             }
             state.channels[folded]!.forwarded += 1

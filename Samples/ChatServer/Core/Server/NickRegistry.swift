@@ -112,7 +112,7 @@ enum NickRegistry {
             }
 
         case let .deliver(target, line, isNotice, from):
-            defer { if !isNotice { from.session.tell(.answered) } }
+            defer { if !isNotice { from.session.tell(.messageAnswered) } }
             guard let identity = state.byNick[IRCCaseMapping.fold(target)]?.identity else {
                 if !isNotice { from.send(replies.numeric(Numeric.noSuchNick, from.nick, target, "No such nick/channel")) }
                 return

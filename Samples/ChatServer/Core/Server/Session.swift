@@ -20,6 +20,12 @@ final class Session: AbstractBehavior<SessionMessage> {
         case tooLong
         /// A line that does not parse; answered with 421 when it names a command.
         case malformed([UInt8])
+
+        /// A PRIVMSG or NOTICE: it need not wait for earlier PRIVMSGs' answers.
+        var isMessage: Bool {
+            if case let .message(message) = self { return message.command == "PRIVMSG" || message.command == "NOTICE" }
+            return false
+        }
     }
 
     /// Why the session is ending, and what the client and its channels are told.
@@ -46,6 +52,9 @@ final class Session: AbstractBehavior<SessionMessage> {
     /// `ChannelMessage.expectsAnswer`): further commands wait for them, so that replies keep
     /// the order of the commands.
     private var answersPending = 0
+    /// Answers to PRIVMSGs still to come. Further PRIVMSGs and NOTICEs do not wait for them (a
+    /// burst of messages flows), any other command does (its replies must come after theirs).
+    private var messageAnswersPending = 0
     /// Flood control: the virtual time up to which the client's commands have been paid for.
     private var paidUntil: Date
     private var floodTimerArmed = false
@@ -135,7 +144,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         case let .nickResult(nick, accepted):
             guard claimingNick == nick else { break }
             claimingNick = nil
-            if answersPending == 0 { context.timers.cancel(key: "answer") }
+            if answersPending == 0 && messageAnswersPending == 0 { context.timers.cancel(key: "answer") }
             nickClaimAnswered(nick, accepted: accepted)
             try drain()
         case let .joinedChannel(key, name, channel):
@@ -144,10 +153,15 @@ final class Session: AbstractBehavior<SessionMessage> {
             channels.removeValue(forKey: key)
         case .answered:
             answersPending = max(0, answersPending - 1)
-            if answersPending == 0 { context.timers.cancel(key: "answer") }
+            if answersPending == 0 && messageAnswersPending == 0 { context.timers.cancel(key: "answer") }
             try drain()
+        case .messageAnswered:
+            messageAnswersPending = max(0, messageAnswersPending - 1)
+            if answersPending == 0 && messageAnswersPending == 0 { context.timers.cancel(key: "answer") }
+            if messageAnswersPending == 0 { try drain() }
         case .answerTimedOut:
             answersPending = 0
+            messageAnswersPending = 0
             if let nick = claimingNick {
                 claimingNick = nil
                 send(Numeric.nicknameInUse, nick, "Nickname is unavailable, try again")
@@ -195,6 +209,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     /// Runs the commands waiting, in order, while nothing holds them.
     private func drain() throws {
         while pendingHead < pending.count && closing == nil && claimingNick == nil && answersPending == 0 {
+            if messageAnswersPending > 0 && !pending[pendingHead].isMessage { break }
             if configuration.floodControl {
                 // Fake lag: each command costs `floodCost`; a client more than `floodBurst` ahead
                 // of the clock waits (a millisecond of slack absorbs rounding of dates).
@@ -600,7 +615,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             toChannel(target, .message(line: line, isNotice: isNotice, from: identity), ifMissing: missing)
         } else {
             // A PRIVMSG waits for the registry's answer (401, 301), as for a channel's (404).
-            if !isNotice { expectAnswer() }
+            if !isNotice { expectMessageAnswer() }
             registry.tell(.deliver(target: target, line: line, isNotice: isNotice, from: identity))
         }
         lastMessage = now
@@ -611,7 +626,9 @@ final class Session: AbstractBehavior<SessionMessage> {
     /// Sends a request to a channel: straight to its actor when the client is a member, through
     /// the directory otherwise (which answers `ifMissing` when there is no such channel).
     private func toChannel(_ name: String, _ request: ChannelMessage, ifMissing: [UInt8]?) {
-        if request.expectsAnswer { expectAnswer() }
+        if request.expectsAnswer {
+            if request.isMessage { expectMessageAnswer() } else { expectAnswer() }
+        }
         if let channel = channels[IRCCaseMapping.fold(name)] {
             channel.ref.tell(request)
         } else {
@@ -668,7 +685,17 @@ final class Session: AbstractBehavior<SessionMessage> {
     /// fails while answering must not wedge the client).
     private func expectAnswer() {
         answersPending += 1
-        if answersPending == 1 {
+        startAnswerTimer()
+    }
+
+    /// One more PRIVMSG answer to wait for before a command other than PRIVMSG/NOTICE runs.
+    private func expectMessageAnswer() {
+        messageAnswersPending += 1
+        startAnswerTimer()
+    }
+
+    private func startAnswerTimer() {
+        if answersPending + messageAnswersPending == 1 {
             context.timers.startSingleTimer(key: "answer", message: .answerTimedOut, delay: .seconds(5))
         }
     }

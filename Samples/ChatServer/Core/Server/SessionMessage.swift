@@ -20,6 +20,8 @@ enum SessionMessage: Sendable {
     case leftChannel(key: String)
     /// The actor that answered one of the client's commands has sent its last reply.
     case answered
+    /// The same for a PRIVMSG (the channel or the registry has delivered it, or refused it).
+    case messageAnswered
     /// An answer took too long (its actor failed): run the next commands anyway.
     case answerTimedOut
     case killed(by: String, reason: String)
