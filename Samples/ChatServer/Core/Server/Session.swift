@@ -65,7 +65,6 @@ final class Session: AbstractBehavior<SessionMessage> {
     private var passwordGiven: String?
     private var negotiatingCapabilities = false
     private var registered = false
-    private var signOn: Date
     /// Folded name → the channel's display name and actor.
     private var channels: [String: (name: String, ref: ActorRef<ChannelMessage>)] = [:]
 
@@ -86,7 +85,6 @@ final class Session: AbstractBehavior<SessionMessage> {
         self.directory = directory
         let now = context.scheduler.currentDate
         paidUntil = now
-        signOn = now
         lastActivity = now
         var host = connection.peerHost
         if host.hasPrefix(":") { host = "0" + host }       // "::1" would read as a trailing parameter
@@ -494,7 +492,6 @@ final class Session: AbstractBehavior<SessionMessage> {
             return close(reason: "Bad password", broadcast: false)
         }
         registered = true
-        signOn = now
         context.timers.cancel(key: "registration")
         registry.tell(.update(identity))
         server.counters.userRegistered()
@@ -618,10 +615,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             if !isNotice { expectMessageAnswer() }
             registry.tell(.deliver(target: target, line: line, isNotice: isNotice, from: identity))
         }
-        lastMessage = now
     }
-
-    private var lastMessage: Date?
 
     /// Sends a request to a channel: straight to its actor when the client is a member, through
     /// the directory otherwise (which answers `ifMissing` when there is no such channel).
