@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Mailbox
 
 /// What the listener actor is asked.
@@ -58,9 +63,3 @@ enum Listener {
          EHOSTUNREACH, ENOPROTOOPT, EOPNOTSUPP].contains(error.errno)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
