@@ -499,7 +499,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                         from.send(replies.numeric(Numeric.needMoreParams, from.nick, "MODE", "Not enough parameters"))
                         continue
                     }
-                    guard !key.isEmpty, !key.contains(" "), !key.contains(","), key.utf8.count <= 23 else {
+                    guard !key.isEmpty, !key.contains(Character(" ")), !key.contains(Character(",")), key.utf8.count <= 23 else {
                         from.send(replies.numeric(Numeric.invalidModeParam, from.nick, state.name, "k", "*", "Invalid key"))
                         continue
                     }

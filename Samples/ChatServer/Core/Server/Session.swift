@@ -288,7 +288,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     /// target's replies (from different actors) come before the next target's: `JOIN #a,#b k`
     /// becomes `JOIN #a k` then `JOIN #b`. Returns false when there is only one target.
     private func expandTargets(_ command: String, _ params: [String]) -> Bool {
-        guard let first = params.first, first.contains(","), first != "0" else { return false }
+        guard let first = params.first, first.contains(Character(",")), first != "0" else { return false }
         let targets = first.split(separator: ",").map(String.init)
         var expanded: [IRCMessage]
         switch command {
@@ -317,7 +317,7 @@ final class Session: AbstractBehavior<SessionMessage> {
 
     private func runRegistered(_ command: String, _ params: [String]) throws {
         if Self.listCommands.contains(command) && expandTargets(command, params) { return }
-        if command == "WHOIS", let nicks = params.last, nicks.contains(",") {
+        if command == "WHOIS", let nicks = params.last, nicks.contains(Character(",")) {
             let expanded = nicks.split(separator: ",").prefix(configuration.maxTargets).map { IRCMessage(command: "WHOIS", params: [String($0)]) }
             pending.insert(contentsOf: expanded.map(Input.message), at: pendingHead)
             return
@@ -342,7 +342,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             directory.tell(.list(names: params.first.map { $0.split(separator: ",").map(String.init) }, from: identity))
         case "WHO":
             let mask = params.first ?? "*"
-            let operatorsOnly = params.count > 1 && params[1].contains("o")
+            let operatorsOnly = params.count > 1 && params[1].contains(Character("o"))
             if mask.hasPrefix("#") {
                 toChannel(mask, .who(operatorsOnly: operatorsOnly, from: identity),
                           ifMissing: replies.numeric(Numeric.endOfWho, identity.nick, mask, "End of /WHO list"))
@@ -601,7 +601,7 @@ final class Session: AbstractBehavior<SessionMessage> {
             return
         }
         // A list of targets was expanded into one command per target (`expandTargets`).
-        guard !targets.contains(",") else {
+        guard !targets.contains(Character(",")) else {
             if !isNotice { send(Numeric.tooManyTargets, targets, "Too many recipients") }
             return
         }
