@@ -116,4 +116,20 @@ struct ModeTests {
         #expect(!bob.take().contains { $0.contains(" alice H") })     // invisible: not listed
         await harness.shutdown()
     }
+
+    @Test func secretChannel_isHiddenFromNonMembers_inListNamesAndWho() async throws {
+        let harness = try ServerHarness()
+        let alice = harness.client("alice", in: "#hidden", "#open")
+        alice.type("MODE #hidden +s", "LIST", "NAMES #hidden")
+        harness.run()
+        let own = alice.take()
+        #expect(own.first == ":alice!~user@127.0.0.1 MODE #hidden +s")
+        #expect(own.contains { $0.contains(" 322 alice #hidden ") })
+        #expect(own.contains(":test.server 353 alice @ #hidden :@alice"))
+        let bob = harness.client("bob")
+        bob.type("LIST", "NAMES #hidden", "WHO #hidden")
+        harness.run()
+        #expect(bob.take().commands == ["321", "322", "323", "366", "315"])      // only #open in LIST
+        await harness.shutdown()
+    }
 }

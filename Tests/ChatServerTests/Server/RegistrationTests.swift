@@ -16,7 +16,7 @@ struct RegistrationTests {
         let isupportLines = lines.filter { $0.contains(" 005 ") }
         #expect(isupportLines.count == 2)        // at most 15 parameters a line
         let isupport = isupportLines.joined(separator: " ")
-        for token in ["CASEMAPPING=rfc1459", "CHANTYPES=#", "PREFIX=(ov)@+", "CHANMODES=b,k,l,imnt", "NICKLEN=30",
+        for token in ["CASEMAPPING=rfc1459", "CHANTYPES=#", "PREFIX=(ov)@+", "CHANMODES=b,k,l,imnst", "NICKLEN=30",
                       "CHANNELLEN=50", "TOPICLEN=390", "NETWORK=Mailbox"] {
             #expect(isupport.contains(" \(token)"), "005 lacks \(token)")
         }

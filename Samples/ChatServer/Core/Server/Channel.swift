@@ -98,6 +98,8 @@ final class ChannelState {
     var outputs: [(id: UInt64, connection: any ClientConnection)] = []
     var topic: (text: String, setBy: String, setAt: Int)?
     var inviteOnly = false, moderated = false, noExternal = true, topicLocked = true
+    /// +s: hidden from LIST, NAMES and WHO of non-members.
+    var secret = false
     var channelKey: String?
     var limit: Int?
     var bans: [Ban] = []
@@ -106,8 +108,8 @@ final class ChannelState {
     /// Requests received from the directory: the directory closes the channel only when it has
     /// forwarded nothing since the channel reported itself empty.
     var fromDirectory = 0
-    /// Member count and topic last reported to the directory (for LIST).
-    var reported: (count: Int, topic: String?) = (0, nil)
+    /// Member count, topic and +s last reported to the directory (for LIST).
+    var reported: (count: Int, topic: String?, secret: Bool) = (0, nil, false)
 
     init(name: String, key: String, createdAt: Int) {
         self.name = name
@@ -148,6 +150,7 @@ final class ChannelState {
         if let channelKey { flags += "k"; params.append(channelKey) }
         if let limit { flags += "l"; params.append(String(limit)) }
         if moderated { flags += "m" }
+        if secret { flags += "s" }
         if noExternal { flags += "n" }
         if topicLocked { flags += "t" }
         return ([flags] + params).joined(separator: " ")
@@ -240,7 +243,8 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             names(to: from)
         case let .who(operatorsOnly, from):
             let isMember = state.index[from.id] != nil
-            for member in state.members where (!member.identity.isInvisible || isMember) && (!operatorsOnly || member.identity.isOperator) {
+            for member in state.members where (isMember || !state.secret) && (!member.identity.isInvisible || isMember)
+                && (!operatorsOnly || member.identity.isOperator) {
                 from.send(NickRegistry.whoReply(member.identity, channel: state.name, status: member.prefixSymbol, to: from, replies: replies))
             }
             from.send(replies.numeric(Numeric.endOfWho, from.nick, state.name, "End of /WHO list"))
@@ -360,13 +364,16 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
 
     private func names(to identity: ClientIdentity) {
         let isMember = state.index[identity.id] != nil
+        guard isMember || !state.secret else {
+            return identity.send(replies.numeric(Numeric.endOfNames, identity.nick, state.name, "End of /NAMES list"))
+        }
         var batch: [String] = []
         var length = 0
         // 353 lines stay under 512 bytes: the fixed part is at most ~100 bytes.
         let budget = 400 - state.name.utf8.count - identity.nick.utf8.count
         func flush() {
             guard !batch.isEmpty else { return }
-            identity.send(replies.numeric(Numeric.namReply, identity.nick, "=", state.name, batch.joined(separator: " ")))
+            identity.send(replies.numeric(Numeric.namReply, identity.nick, state.secret ? "@" : "=", state.name, batch.joined(separator: " ")))
             batch.removeAll(keepingCapacity: true)
             length = 0
         }
@@ -473,7 +480,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                 applied.append((adding, "b", normalized))
                 continue
             }
-            guard "imntklov".contains(flag) else {
+            guard "imnstklov".contains(flag) else {
                 from.send(replies.numeric(Numeric.unknownMode, from.nick, String(flag), "is unknown mode char to me for \(state.name)"))
                 continue
             }
@@ -490,6 +497,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             }
             switch flag {
             case "i": if state.inviteOnly != adding { state.inviteOnly = adding; applied.append((adding, flag, nil)) }
+            case "s": if state.secret != adding { state.secret = adding; applied.append((adding, flag, nil)) }
             case "m": if state.moderated != adding { state.moderated = adding; applied.append((adding, flag, nil)) }
             case "n": if state.noExternal != adding { state.noExternal = adding; applied.append((adding, flag, nil)) }
             case "t": if state.topicLocked != adding { state.topicLocked = adding; applied.append((adding, flag, nil)) }
@@ -589,9 +597,11 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     /// Tells the directory what LIST shows, and that the channel is empty when it is.
     private func reportChanges() {
         let topic = state.topic?.text
-        if state.members.isEmpty || state.reported.count != state.members.count || state.reported.topic != topic {
-            state.reported = (state.members.count, topic)
-            directory.tell(.summary(key: state.key, members: state.members.count, topic: topic, fromDirectory: state.fromDirectory))
+        if state.members.isEmpty || state.reported.count != state.members.count || state.reported.topic != topic
+            || state.reported.secret != state.secret {
+            state.reported = (state.members.count, topic, state.secret)
+            directory.tell(.summary(key: state.key, members: state.members.count, topic: topic, secret: state.secret,
+                                    fromDirectory: state.fromDirectory))
         }
     }
 }

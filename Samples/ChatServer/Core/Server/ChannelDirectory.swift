@@ -9,8 +9,9 @@ enum DirectoryMessage: Sendable {
     case forward(name: String, ChannelMessage, ifMissing: [UInt8]?, from: ClientIdentity)
     /// From a channel: its member count and topic (for LIST), and how many forwarded requests it
     /// has handled.
-    case summary(key: String, members: Int, topic: String?, fromDirectory: Int)
-    case list(names: [String]?, from: ClientIdentity)
+    case summary(key: String, members: Int, topic: String?, secret: Bool, fromDirectory: Int)
+    /// `LIST`; secret channels are shown only to their members (`memberOf`: folded names).
+    case list(names: [String]?, memberOf: Set<String>, from: ClientIdentity)
     /// A channel's actor terminated (after too many failures, or closed).
     case channelTerminated(key: String, channel: ActorRef<ChannelMessage>)
 }
@@ -24,6 +25,7 @@ final class DirectoryState {
         var forwarded = 0
         var members = 0
         var topic: String?
+        var secret = false
     }
 
     /// Folded channel name → entry.
@@ -71,10 +73,11 @@ enum ChannelDirectory {
             state.channels[folded]!.forwarded += 1
             state.channels[folded]!.channel.tell(.forwarded(request))
 
-        case let .summary(key, members, topic, fromDirectory):
+        case let .summary(key, members, topic, secret, fromDirectory):
             guard var entry = state.channels[key] else { return }
             entry.members = members
             entry.topic = topic
+            entry.secret = secret
             if members == 0 && entry.forwarded == fromDirectory {
                 // Empty, and nothing forwarded is on its way: close it.
                 state.channels.removeValue(forKey: key)
@@ -86,7 +89,7 @@ enum ChannelDirectory {
                 state.channels[key] = entry
             }
 
-        case let .list(names, from):
+        case let .list(names, memberOf, from):
             from.send(replies.numeric(Numeric.listStart, from.nick, "Channel", "Users  Name"))
             let entries: [DirectoryState.Entry]
             if let names {
@@ -94,7 +97,7 @@ enum ChannelDirectory {
             } else {
                 entries = Array(state.channels.values)
             }
-            for entry in entries where entry.members > 0 {
+            for entry in entries where entry.members > 0 && (!entry.secret || memberOf.contains(IRCCaseMapping.fold(entry.name))) {
                 from.send(replies.numeric(Numeric.list, from.nick, entry.name, String(entry.members), entry.topic ?? ""))
             }
             from.send(replies.numeric(Numeric.listEnd, from.nick, "End of /LIST"))

@@ -339,7 +339,8 @@ final class Session: AbstractBehavior<SessionMessage> {
             }
         case "LIST":
             expectAnswer()
-            directory.tell(.list(names: params.first.map { $0.split(separator: ",").map(String.init) }, from: identity))
+            directory.tell(.list(names: params.first.map { $0.split(separator: ",").map(String.init) }, memberOf: Set(channels.keys),
+                                 from: identity))
         case "WHO":
             let mask = params.first ?? "*"
             let operatorsOnly = params.count > 1 && params[1].contains(Character("o"))
@@ -500,7 +501,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         send(Numeric.welcome, "Welcome to the \(configuration.networkName) Internet Relay Chat Network \(identity.prefix)")
         send(Numeric.yourHost, "Your host is \(configuration.serverName), running version \(configuration.version)")
         send(Numeric.created, "This server was created \(server.createdText)")
-        send(Numeric.myInfo, configuration.serverName, configuration.version, "io", "biklmnotv", "bklov")
+        send(Numeric.myInfo, configuration.serverName, configuration.version, "io", "biklmnostv", "bklov")
         sendISupport()
         lusers()
         motd()
@@ -510,7 +511,7 @@ final class Session: AbstractBehavior<SessionMessage> {
     private func sendISupport() {
         let tokens = [
             "AWAYLEN=\(configuration.awayLength)", "CASEMAPPING=rfc1459", "CHANLIMIT=#:\(configuration.channelsPerUser)",
-            "CHANMODES=b,k,l,imnt", "CHANNELLEN=\(configuration.channelLength)", "CHANTYPES=#", "KICKLEN=\(configuration.kickLength)",
+            "CHANMODES=b,k,l,imnst", "CHANNELLEN=\(configuration.channelLength)", "CHANTYPES=#", "KICKLEN=\(configuration.kickLength)",
             "MAXLIST=b:\(configuration.maxBans)", "MAXTARGETS=\(configuration.maxTargets)", "MODES=4",
             "NETWORK=\(configuration.networkName)", "NICKLEN=\(configuration.nickLength)", "PREFIX=(ov)@+",
             "TARGMAX=PRIVMSG:\(configuration.maxTargets),NOTICE:\(configuration.maxTargets),JOIN:,PART:,KICK:\(configuration.maxTargets)",
