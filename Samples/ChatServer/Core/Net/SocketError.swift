@@ -37,4 +37,20 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         return "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }
+
+    /// `accept` errors that concern one peer, not the listening socket (Linux also passes a
+    /// pending network error of the new connection up through `accept`).
+    static let perPeerAcceptErrnos: Set<Int32> = [
+        ECONNABORTED, EPROTO, EPERM, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ENOPROTOOPT, EOPNOTSUPP,
+    ]
+
+    /// Errors from running out of descriptors or memory, which pass.
+    static let resourceErrnos: Set<Int32> = [EMFILE, ENFILE, ENOBUFS, ENOMEM]
+
+    /// True for an `accept` error that `TCPListener` recovers from by itself (one peer's
+    /// trouble, or resources running out, after which it pauses); false for an error of the
+    /// listening socket itself, after which its owner should make a new one.
+    public var isRecoverableAcceptError: Bool {
+        Self.perPeerAcceptErrnos.contains(errno) || Self.resourceErrnos.contains(errno) || errno == EINTR || errno == EAGAIN
+    }
 }

@@ -185,15 +185,13 @@ public final class TCPListener: Sendable {
             if _Posix.wouldBlock(error) { return .stop }
             if error == EINTR { return .retry }
             let failure = SocketError(operation: "accept", errno: error)
-            switch error {
-            case ECONNABORTED, EPROTO, EPERM, ENETDOWN, ENETUNREACH, EHOSTDOWN, EHOSTUNREACH, ENOPROTOOPT, EOPNOTSUPP:
-                // One peer's trouble (Linux also passes pending network errors up through accept).
+            if SocketError.perPeerAcceptErrnos.contains(error) {
+                // One peer's trouble.
                 return .report(failure, thenStop: false)
-            default:
-                // EMFILE, ENFILE, ENOBUFS, ENOMEM (or worse): retrying at once would spin.
-                pauseAccepting(&state)
-                return .report(failure, thenStop: true)
             }
+            // EMFILE, ENFILE, ENOBUFS, ENOMEM (or worse): retrying at once would spin.
+            pauseAccepting(&state)
+            return .report(failure, thenStop: true)
         }
     }
 

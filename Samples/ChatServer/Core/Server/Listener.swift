@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Mailbox
 
 /// What the listener actor is asked.
@@ -39,7 +34,7 @@ enum Listener {
             return Behavior<ListenerMessage>.receiveMessage { message in
                 switch message {
                 case let .acceptFailed(error):
-                    if Self.isTransient(error) { return .same }
+                    if error.isRecoverableAcceptError { return .same }
                     throw ListenerFailure(error: error)
                 case .stop:
                     return .stopped
@@ -55,11 +50,5 @@ enum Listener {
                 }
             }
         }).onFailure(.restartWithBackoff(minBackoff: .milliseconds(100), maxBackoff: .seconds(5), randomFactor: 0.2))
-    }
-
-    /// Errors that concern one connection, not the listening socket.
-    static func isTransient(_ error: SocketError) -> Bool {
-        [ECONNABORTED, EINTR, EAGAIN, EMFILE, ENFILE, ENOBUFS, ENOMEM, EPROTO, EPERM, ENETDOWN, ENETUNREACH, EHOSTDOWN,
-         EHOSTUNREACH, ENOPROTOOPT, EOPNOTSUPP].contains(error.errno)
     }
 }

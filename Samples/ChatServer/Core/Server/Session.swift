@@ -142,7 +142,7 @@ final class Session: AbstractBehavior<SessionMessage> {
         case let .nickResult(nick, accepted):
             guard claimingNick == nick else { break }
             claimingNick = nil
-            if answersPending == 0 && messageAnswersPending == 0 { context.timers.cancel(key: "answer") }
+            stopAnswerTimerIfIdle()
             nickClaimAnswered(nick, accepted: accepted)
             try drain()
         case let .joinedChannel(key, name, channel):
@@ -151,11 +151,11 @@ final class Session: AbstractBehavior<SessionMessage> {
             channels.removeValue(forKey: key)
         case .answered:
             answersPending = max(0, answersPending - 1)
-            if answersPending == 0 && messageAnswersPending == 0 { context.timers.cancel(key: "answer") }
+            stopAnswerTimerIfIdle()
             try drain()
         case .messageAnswered:
             messageAnswersPending = max(0, messageAnswersPending - 1)
-            if answersPending == 0 && messageAnswersPending == 0 { context.timers.cancel(key: "answer") }
+            stopAnswerTimerIfIdle()
             if messageAnswersPending == 0 { try drain() }
         case .answerTimedOut:
             answersPending = 0
@@ -190,10 +190,9 @@ final class Session: AbstractBehavior<SessionMessage> {
         framer.append(bytes) { output in
             switch output {
             case let .line(line):
-                do {
-                    pending.append(.message(try IRCMessage(parsing: line)))
-                } catch {
-                    pending.append(.malformed(line))
+                switch IRCMessage.parse(line) {
+                case let .success(message): pending.append(.message(message))
+                case .failure: pending.append(.malformed(line))
                 }
             case .tooLong:
                 pending.append(.tooLong)
@@ -687,6 +686,12 @@ final class Session: AbstractBehavior<SessionMessage> {
     private func expectMessageAnswer() {
         messageAnswersPending += 1
         startAnswerTimer()
+    }
+
+    private func stopAnswerTimerIfIdle() {
+        if answersPending == 0 && messageAnswersPending == 0 && claimingNick == nil {
+            context.timers.cancel(key: "answer")
+        }
     }
 
     private func startAnswerTimer() {
