@@ -1,13 +1,3 @@
-/// The error an `Action`'s `apply` producer fails with.
-public enum ActionError<Error: Swift.Error>: Swift.Error {
-    /// The action was disabled (by its `enabledIf` state, or because it was executing).
-    case disabled
-    /// The unit of work failed with this error.
-    case producerFailed(Error)
-}
-
-extension ActionError: Equatable where Error: Equatable {}
-
 /// A unit of work that can be run repeatedly, never more than once at a time, and whose runs
 /// are observable as a whole: `values`, `errors`, `completed` and `events` carry the events of
 /// every run.

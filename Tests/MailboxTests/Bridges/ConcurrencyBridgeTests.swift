@@ -30,13 +30,13 @@ struct ConcurrencyBridgeTests {
     @Test func signalValues_defaultBufferIsBounded_keepingTheNewest() async {
         let (signal, input) = Signal<Int, Never>.pipe()
         let values = signal.values
-        for value in 0..<(streamBufferLimit + 100) { input.send(value: value) }
+        for value in 0..<(StreamValues.defaultBufferLimit + 100) { input.send(value: value) }
         input.sendCompleted()
         var seen: [Int] = []
         for await value in values { seen.append(value) }
-        #expect(seen.count == streamBufferLimit)
+        #expect(seen.count == StreamValues.defaultBufferLimit)
         #expect(seen.first == 100)
-        #expect(seen.last == streamBufferLimit + 99)
+        #expect(seen.last == StreamValues.defaultBufferLimit + 99)
     }
 
     @Test func signalValues_withAnExplicitPolicy() async {

@@ -2,23 +2,30 @@
 // and signals built from an `AsyncSequence`.
 //
 // Buffering: a stream pushes, an `AsyncSequence` is pulled; between the two sits an
-// `AsyncStream` buffer. It is bounded by default (`streamBufferLimit` values, the newest kept)
-// so a slow consumer of a fast stream cannot grow memory without bound; pass another
+// `AsyncStream` buffer. It is bounded by default (`StreamValues.defaultBufferLimit` values, the
+// newest kept) so a slow consumer of a fast stream cannot grow memory without bound; pass another
 // `bufferingPolicy` to choose (`.unbounded` only when you mean it).
 
-/// The default capacity of the `AsyncStream` buffer between a stream and an `async` consumer
-/// (`values`): beyond it the oldest buffered values are dropped and the newest kept.
-public let streamBufferLimit = 1_024
+/// The default capacity of the `AsyncStream` buffer between a stream and an `async` consumer.
+@available(*, deprecated, renamed: "StreamValues.defaultBufferLimit")
+public var streamBufferLimit: Int { StreamValues.defaultBufferLimit }
 
 // MARK: - Stream → AsyncSequence
+
+extension StreamValues where Element == Never, Failure == Never {
+    /// The default capacity of the `AsyncStream` buffer between a stream and an `async`
+    /// consumer (`values`, `SignalProducer(asyncSequence)`): beyond it the oldest buffered values
+    /// are dropped and the newest kept. Write it `StreamValues.defaultBufferLimit`.
+    public static var defaultBufferLimit: Int { 1_024 }
+}
 
 /// A stream's values as an `AsyncSequence` whose error is the stream's: `for await` when
 /// `Failure` is `Never`, `for try await` otherwise (throwing the stream's typed error).
 ///
 /// Made by `Signal.values` and `SignalProducer.values`: the observation (or run) starts when
 /// the sequence is made, and values the consumer has not taken yet wait in a buffer — bounded
-/// by default (`streamBufferLimit` values, the newest kept). Iterate it once: it is backed by
-/// an `AsyncThrowingStream`, which has a single consumer. Cancelling the iterating task, or
+/// by default (`StreamValues.defaultBufferLimit` values, the newest kept). Iterate it once: it is
+/// backed by an `AsyncThrowingStream`, which has a single consumer. Cancelling the iterating task, or
 /// dropping the sequence, ends the observation (a producer's run is interrupted).
 public struct StreamValues<Element: Sendable, Failure: Swift.Error>: AsyncSequence, Sendable {
     let base: AsyncThrowingStream<Element, any Swift.Error>
@@ -74,11 +81,11 @@ extension Signal where Value: Sendable {
     ///
     /// Observes the signal when accessed (values sent before are missed: the signal is hot);
     /// the sequence ends when the signal completes or is interrupted. Buffers at most
-    /// `streamBufferLimit` values the consumer has not taken yet, dropping the oldest; see
+    /// `StreamValues.defaultBufferLimit` values the consumer has not taken yet, dropping the oldest; see
     /// `values(bufferingPolicy:)`. Cancelling the iterating task (or dropping the sequence)
     /// detaches from the signal.
     public var values: StreamValues<Value, Error> {
-        values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
+        values(bufferingPolicy: .bufferingNewest(StreamValues.defaultBufferLimit))
     }
 
     /// The signal's values as an `AsyncSequence` with the given buffer; see `values`.
@@ -95,10 +102,10 @@ extension SignalProducer where Value: Sendable {
     /// Starts one run when accessed and returns its values as an `AsyncSequence`
     /// (`for await`, or `for try await` if the producer can fail); the sequence ends when the
     /// run terminates. Cancelling the iterating task (or dropping the sequence) interrupts the
-    /// run. Buffers at most `streamBufferLimit` values (the newest kept); see
+    /// run. Buffers at most `StreamValues.defaultBufferLimit` values (the newest kept); see
     /// `values(bufferingPolicy:)`.
     public var values: StreamValues<Value, Error> {
-        values(bufferingPolicy: .bufferingNewest(streamBufferLimit))
+        values(bufferingPolicy: .bufferingNewest(StreamValues.defaultBufferLimit))
     }
 
     /// One run's values as an `AsyncSequence` with the given buffer; see `values`.
@@ -207,11 +214,11 @@ extension Signal where Value: Sendable, Error == Never {
     /// code, and the signal sends each element from a task that drains the stream.
     ///
     /// The buffer between the continuation and the signal is bounded by default
-    /// (`streamBufferLimit`, the newest kept); `finish()` completes the signal.
+    /// (`StreamValues.defaultBufferLimit`, the newest kept); `finish()` completes the signal.
     ///
     /// - Returns: The signal, and the continuation that feeds it.
     public static func makeStream(
-        bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .bufferingNewest(streamBufferLimit)
+        bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .bufferingNewest(StreamValues.defaultBufferLimit)
     ) -> (signal: Signal, continuation: AsyncStream<Value>.Continuation) {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: bufferingPolicy)
         return (Signal(stream), continuation)
