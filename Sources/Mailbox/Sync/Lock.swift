@@ -15,20 +15,18 @@ import Darwin
 final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     @inlinable
     static func make(_ value: Value) -> LockStorage<Value> {
+        make(value, detectingRecursion: false)
+    }
+
+    /// A lock whose `lockUnlessHeldByCurrentThread()` can tell a relock from the holding thread
+    /// apart from contention: on glibc any mutex can (see `_lockUnlessOwned`); elsewhere it
+    /// needs an error-checking mutex, which `detectingRecursion` asks for in release builds too.
+    @inlinable
+    static func make(_ value: Value, detectingRecursion: Bool) -> LockStorage<Value> {
         let buffer = create(minimumCapacity: 1) { _ in value }
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
-            #if DEBUG
-            var attributes = pthread_mutexattr_t()
-            pthread_mutexattr_init(&attributes)
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-            let error = pthread_mutex_init(mutex, &attributes)
-            pthread_mutexattr_destroy(&attributes)
-            #else
-            // Default attributes: no attribute object to create and destroy per lock.
-            let error = pthread_mutex_init(mutex, nil)
-            #endif
-            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
+            _initialiseMutex(mutex, errorChecking: _needsErrorCheckingMutex(detectingRecursion: detectingRecursion))
         }
         return storage
     }
@@ -62,6 +60,15 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         withUnsafeMutablePointerToElements { $0 }
     }
 
+    /// See `UnownedLock.lockUnlessHeldByCurrentThread()`; the storage must have been made with
+    /// `detectingRecursion: true`.
+    @inlinable
+    func lockUnlessHeldByCurrentThread() -> Bool {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_trylock(mutex) == 0 || _lockUnlessOwned(mutex)
+        }
+    }
+
     @inlinable
     func withLockedValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         lock()
@@ -85,9 +92,24 @@ struct Lock {
         storage = .make(())
     }
 
+    /// A lock that can tell whether the calling thread holds it: see
+    /// `lockUnlessHeldByCurrentThread()`.
+    @inlinable
+    init(detectingRecursion: Void) {
+        storage = .make((), detectingRecursion: true)
+    }
+
     @inlinable
     func lock() {
         storage.lock()
+    }
+
+    /// Takes the lock and returns `true`, or returns `false` at once if the calling thread holds
+    /// it already (where a plain `lock()` would deadlock, or trap in debug builds). Blocks while
+    /// another thread holds it. Requires `init(detectingRecursion:)`.
+    @inlinable
+    func lockUnlessHeldByCurrentThread() -> Bool {
+        storage.lockUnlessHeldByCurrentThread()
     }
 
     @inlinable
@@ -135,7 +157,7 @@ struct LockedValueBox<Value> {
 /// Two `pthread_mutex_t`s in one raw allocation, for an object that needs two locks (a signal
 /// core's send and state locks). Not reference-counted, so using one costs no retain/release:
 /// the owner calls `deallocate()` exactly once, from its deinit, when no thread can reach the
-/// mutexes any more.
+/// mutexes any more. The first one supports `lockUnlessHeldByCurrentThread()`.
 @usableFromInline
 struct MutexPair {
     @usableFromInline
@@ -149,21 +171,8 @@ struct MutexPair {
             fatalError("out of memory allocating two mutexes")
         }
         base = memory.bindMemory(to: pthread_mutex_t.self, capacity: 2)
-        #if DEBUG
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        for index in 0..<2 {
-            let error = pthread_mutex_init(base + index, &attributes)
-            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
-        }
-        pthread_mutexattr_destroy(&attributes)
-        #else
-        for index in 0..<2 {
-            let error = pthread_mutex_init(base + index, nil)
-            precondition(error == 0, "pthread_mutex_init failed with error \(error)")
-        }
-        #endif
+        _initialiseMutex(base, errorChecking: _needsErrorCheckingMutex(detectingRecursion: true))
+        _initialiseMutex(base + 1, errorChecking: _needsErrorCheckingMutex(detectingRecursion: false))
     }
 
     /// Destroys both mutexes and frees them. Call once, when neither is held or reachable.
@@ -209,6 +218,17 @@ struct UnownedLock {
         precondition(error == 0, "pthread_mutex_unlock failed with error \(error)")
     }
 
+    /// Takes the lock and returns `true`, or returns `false` at once if the calling thread holds
+    /// it already (where `lock()` would deadlock, or trap in debug builds). Blocks while another
+    /// thread holds it. Only for a mutex that detects recursion (`MutexPair.first`).
+    ///
+    /// The uncontended path is one `pthread_mutex_trylock`, the cost of a `lock()`; the owner is
+    /// looked up only when the lock is taken.
+    @inlinable
+    func lockUnlessHeldByCurrentThread() -> Bool {
+        pthread_mutex_trylock(mutex) == 0 || _lockUnlessOwned(mutex)
+    }
+
     /// Runs `body` while holding the lock.
     @inlinable
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
@@ -217,6 +237,81 @@ struct UnownedLock {
         return try body()
     }
 }
+
+/// Whether a mutex must be of the error-checking type: in debug builds always (a relock traps
+/// instead of deadlocking); in release builds where `_lockUnlessOwned` needs one to find out
+/// whether the calling thread holds the mutex (everywhere but glibc, whose mutexes record their
+/// owner whatever their type).
+@inlinable
+func _needsErrorCheckingMutex(detectingRecursion: Bool) -> Bool {
+    #if DEBUG
+    return true
+    #elseif canImport(Glibc)
+    return false
+    #else
+    return detectingRecursion
+    #endif
+}
+
+/// Initialises `mutex`: error-checking or with default attributes (no attribute object to
+/// create and destroy per lock).
+@inlinable
+func _initialiseMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>, errorChecking: Bool) {
+    let error: Int32
+    if errorChecking {
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        error = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    } else {
+        error = pthread_mutex_init(mutex, nil)
+    }
+    precondition(error == 0, "pthread_mutex_init failed with error \(error)")
+}
+
+/// The slow path of `lockUnlessHeldByCurrentThread()`, after `pthread_mutex_trylock` found the
+/// mutex held: `false` if the calling thread holds it, else blocks until it has taken it and
+/// returns `true`.
+///
+/// glibc records the holder's thread id in every mutex (`__data.__owner`, written after taking
+/// it and cleared before releasing it, whatever the mutex type), so the owner is this thread
+/// exactly when that field holds this thread's id: another holder has either written its own id
+/// or not yet any (the previous holder cleared it). This thread's id is read the same way, from
+/// a private mutex it takes for the purpose: only on this path (contention or re-entrance).
+/// Elsewhere the mutex is error-checking and `pthread_mutex_lock` reports `EDEADLK`.
+@usableFromInline
+@inline(never)
+func _lockUnlessOwned(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Bool {
+    #if canImport(Glibc)
+    if mutex.pointee.__data.__owner == _currentThreadID() { return false }
+    let error = pthread_mutex_lock(mutex)
+    precondition(error == 0, "pthread_mutex_lock failed with error \(error)")
+    return true
+    #else
+    let error = pthread_mutex_lock(mutex)
+    if error == EDEADLK { return false }
+    precondition(error == 0, "pthread_mutex_lock failed with error \(error)")
+    return true
+    #endif
+}
+
+#if canImport(Glibc)
+/// The calling thread's kernel id, as glibc records it as a mutex's owner (`gettid()` is not
+/// imported into Swift).
+@usableFromInline
+func _currentThreadID() -> Int32 {
+    var probe = pthread_mutex_t()
+    return withUnsafeMutablePointer(to: &probe) { mutex in
+        pthread_mutex_init(mutex, nil)
+        pthread_mutex_lock(mutex)
+        let id = mutex.pointee.__data.__owner
+        pthread_mutex_unlock(mutex)
+        pthread_mutex_destroy(mutex)
+        return id
+    }
+}
+#endif
 
 // The storage is a pthread mutex (thread-safe) and an empty header (`ManagedBuffer` is never
 // `Sendable`, hence unchecked).
