@@ -1,16 +1,17 @@
 // Composition of properties: map, filter(initial:), combineLatest, zip, skipRepeats,
-// flatMap/flatten. Each result is a `Property` that stores its value, fed by a run of the
-// sources' producers that lasts as long as the result does.
+// flatMap/flatten. Each result is a composed `Property`: it stores its value, fed by a run of
+// the sources' producers, and does not retain its sources; its signal and producer complete
+// when the sources do (see `Property`).
 
 extension PropertyProtocol {
     /// A property whose value is `transform(value)`.
     public func map<U>(_ transform: @escaping @Sendable (Value) -> U) -> Property<U> {
-        Property(unsafeProducer: producer.map(transform), retaining: [self])
+        Property(unsafeProducer: producer.map(transform))
     }
 
     /// A property whose value is the value at `keyPath`.
     public func map<U>(_ keyPath: any KeyPath<Value, U> & Sendable) -> Property<U> {
-        Property(unsafeProducer: producer.map(keyPath), retaining: [self])
+        Property(unsafeProducer: producer.map(keyPath))
     }
 
     /// A property that takes the values for which `predicate` is `true`, starting with
@@ -21,28 +22,28 @@ extension PropertyProtocol {
         return Property(unsafeProducer: SignalProducer { observer, lifetime in
             observer.send(value: initial.value)
             lifetime += source.filter(predicate).start(observer)
-        }, retaining: [self])
+        })
     }
 
     /// A property holding a tuple of both properties' values.
     public func combineLatest<P: PropertyProtocol>(with other: P) -> Property<(Value, P.Value)> {
-        Property(unsafeProducer: producer.combineLatest(with: other.producer), retaining: [self, other])
+        Property(unsafeProducer: producer.combineLatest(with: other.producer))
     }
 
     /// A property holding pairs of the n-th values of both properties.
     public func zip<P: PropertyProtocol>(with other: P) -> Property<(Value, P.Value)> {
-        Property(unsafeProducer: producer.zip(with: other.producer), retaining: [self, other])
+        Property(unsafeProducer: producer.zip(with: other.producer))
     }
 
     /// A property that ignores changes to a value `isEquivalent` to the current one.
     public func skipRepeats(_ isEquivalent: @escaping @Sendable (Value, Value) -> Bool) -> Property<Value> {
-        Property(unsafeProducer: producer.skipRepeats(isEquivalent), retaining: [self])
+        Property(unsafeProducer: producer.skipRepeats(isEquivalent))
     }
 
     /// A property following the property `transform` returns for the current value, switched
     /// by `strategy` (usually `.latest`).
     public func flatMap<P: PropertyProtocol>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> P) -> Property<P.Value> {
-        Property(unsafeProducer: producer.flatMap(strategy) { transform($0).producer }, retaining: [self])
+        Property(unsafeProducer: producer.flatMap(strategy) { transform($0).producer })
     }
 
     /// A property holding the latest values of `a` and `b`.
@@ -59,14 +60,14 @@ extension PropertyProtocol {
 extension PropertyProtocol where Value: Equatable & SendableMetatype {
     /// A property that ignores changes to an equal value.
     public func skipRepeats() -> Property<Value> {
-        Property(unsafeProducer: producer.skipRepeats(), retaining: [self])
+        Property(unsafeProducer: producer.skipRepeats())
     }
 }
 
 extension PropertyProtocol where Value: PropertyProtocol {
     /// A property following the inner property, switched by `strategy`.
     public func flatten(_ strategy: FlattenStrategy) -> Property<Value.Value> {
-        Property(unsafeProducer: producer.flatMap(strategy) { $0.producer }, retaining: [self])
+        Property(unsafeProducer: producer.flatMap(strategy) { $0.producer })
     }
 }
 
@@ -76,11 +77,11 @@ extension Property {
         let properties = Array(properties)
         let producers = properties.map { $0.producer }
         precondition(!producers.isEmpty, "Property.combineLatest requires at least one property")
-        return Property<[Value]>(unsafeProducer: SignalProducer.combineLatest(producers), retaining: properties)
+        return Property<[Value]>(unsafeProducer: SignalProducer.combineLatest(producers))
     }
 
     /// A property holding the latest values of `a`, `b` and `c`.
     public static func combineLatest<A: PropertyProtocol, B: PropertyProtocol, C: PropertyProtocol>(_ a: A, _ b: B, _ c: C) -> Property<(A.Value, B.Value, C.Value)> where A.Value == Value {
-        Property<(A.Value, B.Value, C.Value)>(unsafeProducer: SignalProducer.combineLatest(a.producer, b.producer, c.producer), retaining: [a, b, c])
+        Property<(A.Value, B.Value, C.Value)>(unsafeProducer: SignalProducer.combineLatest(a.producer, b.producer, c.producer))
     }
 }

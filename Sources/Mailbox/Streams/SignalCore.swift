@@ -12,10 +12,16 @@ import Darwin
 ///
 /// Two locks, as in ReactiveSwift:
 /// - `sendLock` serialises delivery: it is held while one event is delivered to every observer.
-///   A value sent while it is held (from another thread) waits; a value sent recursively from an
-///   observer on the same thread is a precondition failure (`EDEADLK` in debug builds).
+///   A value sent while it is held from another thread waits. A value sent recursively — from
+///   an observer, on the thread that holds it — is queued in `queuedValues` and delivered, in
+///   order, once the current event has reached every observer (ReactiveSwift deadlocks there).
+///   The recursion is told apart from contention by `lockUnlessHeldByCurrentThread()`, which
+///   costs the uncontended path nothing.
 /// - `stateLock` protects `status`, `observers`, `teardown` and `isSignalReleased`; it is
 ///   never held while user code runs.
+///
+/// A property's signal (`_PropertyBox`) delivers a recursive value depth-first instead
+/// (`deliverNestedWhileSending`), as ReactiveSwift's properties do.
 ///
 /// Terminal events never wait for `sendLock`: they record themselves in `status` and whoever
 /// holds (or next acquires) `sendLock` delivers them after the current value has reached every
@@ -75,6 +81,16 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     @usableFromInline @exclusivity(unchecked)
     var snapshotSingleUnretained: Unmanaged<Observer>?
 
+    /// Values sent recursively (from an observer, on the delivering thread), waiting for the
+    /// current event to reach every observer. Protected by `sendLock`: only its holder, the
+    /// thread that sends them, touches it.
+    @usableFromInline @exclusivity(unchecked)
+    var queuedValues: ContiguousArray<Value> = []
+
+    /// `!queuedValues.isEmpty`, one load on the hot path. Protected by `sendLock`.
+    @usableFromInline @exclusivity(unchecked)
+    var hasQueuedValues = false
+
     @inlinable
     override init() {}
 
@@ -98,10 +114,53 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
 
     @inlinable
     func sendValue(_ value: Value) {
-        sendLock.lock()
+        guard sendLock.lockUnlessHeldByCurrentThread() else {
+            // This thread is delivering an event of this signal: a recursive send.
+            queueRecursiveValue(value)
+            return
+        }
         let outcome = deliverWhileSending(value)
+        // Only a delivered value can have observers that sent more (after a terminal event,
+        // recursive values are dropped).
+        if hasQueuedValues { deliverQueuedValuesWhileSending() }
         sendLock.unlock()
         finishSending(outcome)
+    }
+
+    /// Requires `sendLock`, held further up this thread's stack: queues a value sent from inside
+    /// a delivery, for the holder to deliver once the current event has reached every observer.
+    /// A value sent after a terminal event is ignored (contract 1).
+    @usableFromInline
+    @inline(never)
+    func queueRecursiveValue(_ value: Value) {
+        if flags.load(ordering: .sequentiallyConsistent) & (Self.terminatingBit | Self.terminatedBit) != 0 { return }
+        queuedValues.append(value)
+        hasQueuedValues = true
+    }
+
+    /// Requires `sendLock`. Delivers the values queued by recursive sends, first in first out
+    /// (values queued meanwhile included), before any terminal event sent after them.
+    @usableFromInline
+    @inline(never)
+    func deliverQueuedValuesWhileSending() {
+        while hasQueuedValues {
+            let batch = queuedValues
+            queuedValues = []
+            hasQueuedValues = false
+            for value in batch {
+                // A terminal event pending now was sent after these values (one sent before
+                // them would have made `queueRecursiveValue` drop them): they go first.
+                let current = flags.load(ordering: .sequentiallyConsistent)
+                if current & Self.terminatedBit != 0 {
+                    // Torn down meanwhile (released unobserved): nobody to deliver to.
+                    queuedValues = []
+                    hasQueuedValues = false
+                    return
+                }
+                if current & Self.staleBit != 0 { refreshSnapshot() }
+                deliverToSnapshotWhileSending(value)
+            }
+        }
     }
 
     /// Requires `sendLock`. Delivers `value` to every observer — or, if a terminal event is
@@ -116,6 +175,14 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
             }
             refreshSnapshot()
         }
+        deliverToSnapshotWhileSending(value)
+        return .delivered
+    }
+
+    /// Requires `sendLock`, and `snapshot` up to date. Delivers `value` to the observers in
+    /// `snapshot`.
+    @inlinable
+    func deliverToSnapshotWhileSending(_ value: Value) {
         let event = Event<Value, Error>.value(value)
         // `snapshot` retains its buffer and every observer, and only this thread (holding
         // `sendLock`) can replace it, so delivering through the buffer's address and
@@ -139,7 +206,35 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
                 next = nil
             }
         }
-        return .delivered
+    }
+
+    /// Requires `sendLock`, held further up this thread's stack (a property delivering, or in
+    /// `withValue` or a producer's start): delivers `value` at once to the observers attached
+    /// now — depth-first, as ReactiveSwift's properties do — without touching `snapshot`, which
+    /// the outer delivery may be walking. Nothing is delivered after a terminal event.
+    @usableFromInline
+    @inline(never)
+    func deliverNestedWhileSending(_ value: Value) {
+        stateLock.lock()
+        guard case .alive = status else {
+            stateLock.unlock()
+            return
+        }
+        let list = observers
+        stateLock.unlock()
+        let event = Event<Value, Error>.value(value)
+        list.single?.send(event)
+        for entry in list.entries {
+            entry.observer.send(event)
+        }
+    }
+
+    /// Releases `sendLock` taken by something other than a delivery (a property's `withValue`,
+    /// a property producer's start) and delivers a terminal event sent meanwhile.
+    @inlinable
+    func unlockSendLock() {
+        sendLock.unlock()
+        finishSending(.delivered)
     }
 
     /// Call after releasing `sendLock` with what `deliverWhileSending` returned.
@@ -150,25 +245,6 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         } else if flags.load(ordering: .sequentiallyConsistent) & Self.terminatingBit != 0 {
             tryToCommitTermination()
         }
-    }
-
-    /// Runs `update` holding `sendLock`, then delivers the value it returns: the value and
-    /// its delivery are one step with respect to other senders (what `MutableProperty`
-    /// needs). If `update` throws, nothing is sent.
-    @inlinable
-    func sendValue<R, E: Swift.Error>(updating update: () throws(E) -> (result: R, value: Value)) throws(E) -> R {
-        sendLock.lock()
-        let updated: (result: R, value: Value)
-        do {
-            updated = try update()
-        } catch {
-            sendLock.unlock()
-            throw error
-        }
-        let outcome = deliverWhileSending(updated.value)
-        sendLock.unlock()
-        finishSending(outcome)
-        return updated.result
     }
 
     /// Requires `sendLock` and `stateLock` (or exclusive ownership of the core).
@@ -189,14 +265,16 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         snapshotSingle = nil
     }
 
+    /// Requires `sendLock`. A terminating signal keeps its observers until the terminal event
+    /// is committed (queued values still reach them first).
     @inlinable
     func refreshSnapshot() {
         stateLock.lock()
         flags.bitwiseAnd(~Self.staleBit, ordering: .sequentiallyConsistent)
-        if case .alive = status {
-            setSnapshot(observers)
-        } else {
+        if case .terminated = status {
             clearSnapshot()
+        } else {
+            setSnapshot(observers)
         }
         stateLock.unlock()
     }
@@ -402,6 +480,37 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
         stateLock.unlock()
     }
 
+    /// Marks this producer run's core as delivering its interruption itself: disposing the
+    /// run's interrupter then only ends the run's lifetime (`requestInterruption()`), and the
+    /// start handler — which observes that lifetime — sends `interrupted` when it sees fit (on
+    /// its scheduler, as ReactiveSwift's asynchronous operators do). Call from the start
+    /// handler, before it sends anything.
+    @inlinable
+    func defersInterruption() {
+        options.bitwiseOr(Self.defersInterruptionBit, ordering: .acquiringAndReleasing)
+    }
+
+    /// What disposing a run's interrupter does: sends `interrupted` — or, for a run that
+    /// `defersInterruption()`, ends the run's lifetime at once (cancelling its work; the start
+    /// handler delivers `interrupted` later) without terminating the signal. Idempotent.
+    @inlinable
+    func requestInterruption() {
+        guard options.load(ordering: .acquiring) & Self.defersInterruptionBit != 0 else {
+            sendTerminal(.interrupted)
+            return
+        }
+        let old = options.bitwiseOr(Self.interruptionRequestedBit, ordering: .acquiringAndReleasing).oldValue
+        guard old & Self.interruptionRequestedBit == 0 else { return }
+        stateLock.lock()
+        guard case .alive = status else {
+            stateLock.unlock()
+            return
+        }
+        let teardown = takeTeardownLocked()
+        stateLock.unlock()
+        teardown.run()
+    }
+
     /// Whether the signal has terminated (or is delivering its terminal event).
     ///
     /// Lock-free: `terminatingBit`/`terminatedBit` change together with `status`, under
@@ -434,6 +543,20 @@ class _SignalCoreBase {
     @usableFromInline
     let flags = Atomic<UInt8>(0)
 
+    /// `options` bit: this is a producer's run whose start handler delivers the interruption
+    /// itself (on a scheduler, see `requestInterruption()`).
+    @usableFromInline
+    static var defersInterruptionBit: UInt8 { 1 }
+
+    /// `options` bit: the run's interrupter has been disposed (with `defersInterruptionBit`).
+    @usableFromInline
+    static var interruptionRequestedBit: UInt8 { 2 }
+
+    /// `defersInterruptionBit | interruptionRequestedBit`, set once each, never cleared. Beside
+    /// `flags`, in what would be padding: the core is no bigger for it.
+    @usableFromInline
+    let options = Atomic<UInt8>(0)
+
     /// `sendLock` and `stateLock`: one raw allocation, no reference count (taking a lock costs
     /// no retain of a lock object), freed by this non-generic deinit.
     @usableFromInline
@@ -459,6 +582,13 @@ class _SignalCoreBase {
     @inlinable
     var hasTerminated: Bool {
         flags.load(ordering: .acquiring) & Self.terminatedBit != 0
+    }
+
+    /// Whether the run's interrupter has been disposed and the start handler is to deliver the
+    /// interruption (see `_SignalCore.requestInterruption()`).
+    @inlinable
+    var isInterruptionRequested: Bool {
+        options.load(ordering: .acquiring) & Self.interruptionRequestedBit != 0
     }
 }
 

@@ -274,16 +274,34 @@ struct StreamContractsTests {
         #expect(recorder.events == [.value(3), .completed])
     }
 
-    #if DEBUG
-    @Test func c16_recursiveValueSendIsAPreconditionFailure() async {
-        await #expect(processExitsWith: .failure) {
+    @Test func c16_recursiveValueSendIsQueuedUntilTheCurrentValueHasReachedEveryObserver() {
+        let log = Locked<[String]>([])
+        let finished = finishesWithoutDeadlock {
             let (signal, input) = Signal<Int, Never>.pipe()
             signal.observeValues { value in
+                log.append("first \(value)")
                 if value == 0 { input.send(value: 1) }
             }
+            signal.observeValues { log.append("second \($0)") }
             input.send(value: 0)
         }
+        #expect(finished)
+        #expect(log.snapshot == ["first 0", "second 0", "first 1", "second 1"])
     }
-    #endif
+
+    @Test func c16_recursiveSetOfAPropertyIsDeliveredDepthFirst() {
+        let log = Locked<[String]>([])
+        let finished = finishesWithoutDeadlock {
+            let property = MutableProperty(0)
+            property.signal.observeValues { value in
+                log.append("first \(value)")
+                if value == 1 { property.value = 2 }
+            }
+            property.signal.observeValues { log.append("second \($0)") }
+            property.value = 1
+        }
+        #expect(finished)
+        #expect(log.snapshot == ["first 1", "first 2", "second 2", "second 1"])
+    }
 }
 }
