@@ -286,11 +286,18 @@ final class _ProducerInterrupter<Value, Error: Swift.Error>: Disposable {
     @inlinable
     init(_ input: Signal<Value, Error>.Observer) {
         self.input = input
-        self.interrupt = { $0.sendInterrupted() }
+        self.interrupt = { input in
+            input._unretainedCore!._withUnsafeGuaranteedRef { $0.requestInterruption() }
+        }
     }
 
+    /// Whether the run has terminated, or (for a run that delivers its interruption on a
+    /// scheduler) its interruption has been requested.
     @usableFromInline
-    var isDisposed: Bool { input.core!.isTerminated }
+    var isDisposed: Bool {
+        let core = input.core!
+        return core.isTerminated || core.isInterruptionRequested
+    }
 
     @usableFromInline
     func dispose() {

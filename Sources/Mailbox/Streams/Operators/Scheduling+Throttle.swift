@@ -80,8 +80,10 @@ extension SignalProducer {
         return lift { $0.throttle(while: property.value, on: scheduler) }
     }
 
-    /// See `Signal.collect(every:on:skipEmpty:discardWhenCompleted:)`.
+    /// See `Signal.collect(every:on:skipEmpty:discardWhenCompleted:)`. Disposing a run
+    /// interrupts the upstream at once, drops the values collected, and delivers `interrupted`
+    /// on `scheduler`.
     public func collect(every interval: DispatchTimeInterval, on scheduler: any DateScheduler, skipEmpty: Bool = false, discardWhenCompleted: Bool = true) -> SignalProducer<[Value], Error> {
-        lift { $0.collect(every: interval, on: scheduler, skipEmpty: skipEmpty, discardWhenCompleted: discardWhenCompleted) }
+        _liftOnScheduler(scheduler) { $0.collect(every: interval, on: scheduler, skipEmpty: skipEmpty, discardWhenCompleted: discardWhenCompleted) }
     }
 }

@@ -116,22 +116,27 @@ extension Signal {
     /// value restarts the wait. Values are sent on `scheduler`.
     ///
     /// On completion a waiting value is discarded when `discardWhenCompleted` is `true`
-    /// (ReactiveSwift's default) and sent first otherwise; terminal events are forwarded on
-    /// `scheduler`.
+    /// (ReactiveSwift's default); otherwise it is sent when its wait ends — `interval` after
+    /// it arrived, as if the signal had not completed — followed at once by `completed`. With no
+    /// value waiting (or one discarded), `completed` is forwarded on `scheduler` at once, as are
+    /// failure and interruption (which discard a waiting value).
     ///
     /// ```
     /// input:  1-2-------3-|
-    /// output: ------2-----|      (interval = 4 ticks, discardWhenCompleted)
+    /// output: ------2-----|        (interval = 4 ticks, discardWhenCompleted)
+    /// output: ------2-------3|     (interval = 4 ticks, discardWhenCompleted: false)
     /// ```
     public func debounce(_ interval: TimeInterval, on scheduler: any DateScheduler, discardWhenCompleted: Bool = true) -> Signal<Value, Error> {
         precondition(interval >= 0, "debounce requires a non-negative interval, not \(interval)")
         return Signal { downstream, lifetime in
-            let pending = _Locked<(value: Value?, timer: (any Disposable)?)>((nil, nil))
+            let pending = _Locked(_DebounceState<Value>())
             lifetime += self.observe { event in
                 switch event {
                 case let .value(value):
+                    let arrived = scheduler.currentDate
                     let previous = pending.withLock { state -> (any Disposable)? in
                         state.value = value
+                        state.lastArrival = arrived
                         return state.timer
                     }
                     previous?.dispose()
@@ -146,16 +151,21 @@ extension Signal {
                     pending.withLock { $0.timer = timer }
                     lifetime += timer
                 case .completed:
-                    let (value, timer) = pending.withLock { state in
-                        let taken = (state.value, state.timer)
-                        state = (nil, nil)
+                    let (value, timer, arrived) = pending.withLock { state in
+                        let taken = (state.value, state.timer, state.lastArrival)
+                        state = _DebounceState()
                         return taken
                     }
                     timer?.dispose()
-                    let carried = _Carried(discardWhenCompleted ? nil : value)
-                    scheduler.schedule {
-                        if let value = carried.value { downstream.send(value: value) }
-                        downstream.sendCompleted()
+                    if !discardWhenCompleted, let value, let arrived {
+                        // Sent when its own wait ends, then the completion.
+                        let carried = _Carried(value)
+                        lifetime += scheduler.schedule(after: arrived.addingTimeInterval(interval)) {
+                            downstream.send(value: carried.value)
+                            downstream.sendCompleted()
+                        }
+                    } else {
+                        scheduler.schedule { downstream.sendCompleted() }
                     }
                 default:
                     pending.withLock { $0.timer?.dispose() }
@@ -219,24 +229,61 @@ extension SignalProducer {
         }
     }
 
-    /// See `Signal.observe(on:)`.
+    /// Applies a signal operator that delivers on `scheduler` to every run, with the
+    /// interruption rule of ReactiveSwift's asynchronous operators: disposing the run
+    /// interrupts the upstream run and detaches the operator at once — events it has already
+    /// scheduled are dropped — and delivers `interrupted` on `scheduler`, when it next runs,
+    /// rather than inside `dispose()`.
+    ///
+    /// ```
+    /// upstream:  --1--2--X            (X: the run is disposed; the upstream is interrupted now)
+    /// scheduled:    [1] [2]           (dropped)
+    /// observer:  ----------------!    (interrupted, on the scheduler's next run)
+    /// ```
+    func _liftOnScheduler<U, F>(
+        _ scheduler: any Scheduler,
+        _ transform: @escaping @Sendable (Signal<Value, Error>) -> Signal<U, F>
+    ) -> SignalProducer<U, F> {
+        let upstream = self
+        return SignalProducer<U, F> { downstream, lifetime in
+            downstream.core?.defersInterruption()
+            // Added first, so it runs before the upstream is interrupted and the operator
+            // detached. The lifetime ends without the run having terminated only when the run
+            // was disposed.
+            lifetime.observeEnded {
+                guard downstream.core?.isTerminated == false else { return }
+                scheduler.schedule { downstream.sendInterrupted() }
+            }
+            upstream.startWithSignal { signal, interrupter in
+                lifetime += interrupter
+                lifetime += transform(signal).observe(downstream)
+            }
+        }
+    }
+
+    /// See `Signal.observe(on:)`. Disposing a run interrupts the upstream at once, drops the
+    /// events still scheduled, and delivers `interrupted` on `scheduler` (when it next runs), as
+    /// in ReactiveSwift.
     public func observe(on scheduler: any Scheduler) -> SignalProducer<Value, Error> {
-        lift { $0.observe(on: scheduler) }
+        _liftOnScheduler(scheduler) { $0.observe(on: scheduler) }
     }
 
-    /// See `Signal.delay(_:on:)`.
+    /// See `Signal.delay(_:on:)`. Disposing a run interrupts the upstream at once, drops the
+    /// delayed events, and delivers `interrupted` on `scheduler`.
     public func delay(_ interval: TimeInterval, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
-        lift { $0.delay(interval, on: scheduler) }
+        _liftOnScheduler(scheduler) { $0.delay(interval, on: scheduler) }
     }
 
-    /// See `Signal.throttle(_:on:)`.
+    /// See `Signal.throttle(_:on:)`. Disposing a run interrupts the upstream at once, drops a
+    /// held value, and delivers `interrupted` on `scheduler`.
     public func throttle(_ interval: TimeInterval, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
-        lift { $0.throttle(interval, on: scheduler) }
+        _liftOnScheduler(scheduler) { $0.throttle(interval, on: scheduler) }
     }
 
-    /// See `Signal.debounce(_:on:discardWhenCompleted:)`.
+    /// See `Signal.debounce(_:on:discardWhenCompleted:)`. Disposing a run interrupts the
+    /// upstream at once, drops a waiting value, and delivers `interrupted` on `scheduler`.
     public func debounce(_ interval: TimeInterval, on scheduler: any DateScheduler, discardWhenCompleted: Bool = true) -> SignalProducer<Value, Error> {
-        lift { $0.debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted) }
+        _liftOnScheduler(scheduler) { $0.debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted) }
     }
 
     /// See `Signal.timeout(after:raising:on:)`; the time starts with each run.
@@ -244,10 +291,19 @@ extension SignalProducer {
         lift { $0.timeout(after: interval, raising: error, on: scheduler) }
     }
 
-    /// See `Signal.lazyMap(on:transform:)`.
+    /// See `Signal.lazyMap(on:transform:)`. Disposing a run interrupts the upstream at once,
+    /// drops a waiting value, and delivers `interrupted` on `scheduler`.
     public func lazyMap<U>(on scheduler: any Scheduler, transform: @escaping @Sendable (Value) -> U) -> SignalProducer<U, Error> {
-        lift { $0.lazyMap(on: scheduler, transform: transform) }
+        _liftOnScheduler(scheduler) { $0.lazyMap(on: scheduler, transform: transform) }
     }
+}
+
+@usableFromInline
+struct _DebounceState<Value> {
+    var value: Value?
+    var timer: (any Disposable)?
+    /// When `value` arrived.
+    var lastArrival: Date?
 }
 
 @usableFromInline
