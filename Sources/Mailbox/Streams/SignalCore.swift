@@ -180,8 +180,9 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     }
 
     /// Requires `sendLock`, and `snapshot` up to date. Delivers `value` to the observers in
-    /// `snapshot`.
-    @inlinable
+    /// `snapshot`. (Always inlined: `deliverWhileSending` stays one function with the loop, and
+    /// `sendValue` small enough to inline into `Observer.send(value:)`, as before the queue.)
+    @inlinable @inline(__always)
     func deliverToSnapshotWhileSending(_ value: Value) {
         let event = Event<Value, Error>.value(value)
         // `snapshot` retains its buffer and every observer, and only this thread (holding
