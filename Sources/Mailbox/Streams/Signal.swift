@@ -5,16 +5,19 @@
 /// effect of its own. See `docs/StreamContracts.md` for the rules every signal keeps.
 ///
 /// Thread-safety: observe and send from any thread. Events are delivered serially: an
-/// observer never sees two events at once. Sending a value recursively (from an observer of
-/// the same signal, on the delivering thread) is a precondition failure; a recursive terminal
-/// event is deferred until the current value has reached every observer.
+/// observer never sees two events at once. A value sent recursively (from an observer of the
+/// same signal, on the delivering thread) is queued and delivered once the current value has
+/// reached every observer, and a recursive terminal event is deferred the same way: sending
+/// never deadlocks, and observers are never re-entered (ReactiveSwift deadlocks on a recursive
+/// value).
 ///
 /// What keeps what alive: the signal's state lives while the `Signal` is referenced or
 /// observed *and* its input exists. When the `Signal` object is released with no observer,
 /// the signal ends silently and its generator's disposable (its upstream observation) is
-/// disposed — an unreferenced, unobserved operator chain stops working. When the input
-/// observer is released before a terminal event, the signal is interrupted. Observers are
-/// released when the signal terminates.
+/// disposed — an unreferenced, unobserved operator chain stops working. When the last
+/// reference to the input observer goes away before a terminal event, the signal is
+/// interrupted: observers receive `interrupted`, then the generator's lifetime ends. Observers
+/// are released when the signal terminates.
 ///
 /// `Sendable` whatever `Value` is, like `AsyncStream`: sending values between threads is the
 /// signal's job; see the Swift 6 notes in `docs/StreamContracts.md`.

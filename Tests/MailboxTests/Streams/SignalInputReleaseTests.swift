@@ -95,5 +95,60 @@ struct SignalInputReleaseTests {
         #expect(log.snapshot == ["run: INTERRUPTED"])
         #expect(lifetime.snapshot?.hasEnded == true)
     }
+
+    // Ports of ReactiveSwift 7.2.1's SignalLifetimeSpec cases about the input observer.
+
+    @Test func theInputNotRetained_interruptsEvenWithObservers() {
+        let disposable = AnyDisposable()
+        let interrupted = Locked(false)
+        var outer: Signal<Never, Never>?
+        do {
+            let (signal, input) = Signal<Never, Never>.pipe(disposable: disposable)
+            withExtendedLifetime(input) {
+                outer = signal
+                signal.observeInterrupted { interrupted.withLock { $0 = true } }
+                #expect(!interrupted.snapshot)
+                #expect(!disposable.isDisposed)
+            }
+        }
+        #expect(interrupted.snapshot)
+        #expect(disposable.isDisposed)
+        withExtendedLifetime(outer) {}
+    }
+
+    @Test func anObservedSignalWhoseShellIsGone_endsWhenItsInputIsReleased() {
+        let ended = Locked(false)
+        let input = Locked<Signal<Int, Never>.Observer?>(nil)
+        var observation: (any Disposable)?
+        weak var weakSignal: Signal<Int, Never>?
+        do {
+            let signal = Signal<Int, Never> { observer, lifetime in
+                input.withLock { $0 = observer }
+                lifetime.observeEnded { ended.withLock { $0 = true } }
+            }
+            weakSignal = signal
+            observation = signal.map { $0 }.observe(Signal.Observer { _ in })
+        }
+        #expect(weakSignal == nil)
+        #expect(!ended.snapshot)
+        input.withLock { $0 = nil }
+        #expect(ended.snapshot)
+        withExtendedLifetime(observation) {}
+    }
+
+    @Test func aShellReleasedWithNoObserver_endsTheLifetimeWhileTheInputIsHeld() {
+        // ReactiveSwift 7.2.1 ends it too: nobody can observe the signal any more.
+        let ended = Locked(false)
+        let input = Locked<Signal<Int, Never>.Observer?>(nil)
+        do {
+            let signal = Signal<Int, Never> { observer, lifetime in
+                input.withLock { $0 = observer }
+                lifetime.observeEnded { ended.withLock { $0 = true } }
+            }
+            withExtendedLifetime(signal) {}
+        }
+        #expect(ended.snapshot)
+        #expect(input.snapshot != nil)
+    }
 }
 }

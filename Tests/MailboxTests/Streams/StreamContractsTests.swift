@@ -108,6 +108,30 @@ struct StreamContractsTests {
         #expect(finished.events == [.value(1), .completed])
     }
 
+    @Test func c06_aRunThroughASchedulerOperator_isInterruptedOnTheScheduler() {
+        let scheduler = TestScheduler()
+        let upstreamEnded = Locked(false)
+        let upstream = SignalProducer<Int, Never> { observer, lifetime in
+            lifetime.observeEnded { upstreamEnded.withLock { $0 = true } }
+            observer.send(value: 1)
+        }
+        for (name, producer) in [
+            ("observe(on:)", upstream.observe(on: scheduler)),
+            ("delay", upstream.delay(1, on: scheduler)),
+            ("debounce", upstream.debounce(1, on: scheduler)),
+            ("throttle", upstream.throttle(1, on: scheduler)),
+        ] {
+            upstreamEnded.withLock { $0 = false }
+            let recorder = EventRecorder<Int, Never>()
+            let disposable = producer.start(recorder.observer)
+            disposable.dispose()
+            #expect(upstreamEnded.snapshot, "\(name): the upstream is interrupted at once")
+            #expect(recorder.events.isEmpty, "\(name): nothing is delivered inside dispose()")
+            scheduler.run()
+            #expect(recorder.events == [.interrupted], "\(name)")
+        }
+    }
+
     @Test func c07_aSignalLivesWhileReferencedOrObserved() {
         var input: Signal<Int, Never>.Observer?
         let recorder = EventRecorder<Int, Never>()
@@ -272,6 +296,21 @@ struct StreamContractsTests {
         // inputs, whose `interrupted` re-enters combineLatest on the same thread.
         a.combineLatest(with: b).map { $0 + $1 }.take(first: 1).start(recorder.observer)
         #expect(recorder.events == [.value(3), .completed])
+    }
+
+    @Test func c18_composedPropertiesFollowTheirRootsLifetime() {
+        let recorder = EventRecorder<Int, Never>()
+        var root: MutableProperty<Int>? = MutableProperty(1)
+        weak let weakRoot = root
+        var composed: Property<Int>? = root!.map { $0 + 1 }.map { $0 * 2 }
+        composed!.signal.observe(recorder.observer)
+        let kept = composed!.combineLatest(with: Property(value: 0)).map { $0.0 }
+        composed = nil
+        root!.value = 2
+        root = nil
+        #expect(weakRoot == nil)
+        #expect(recorder.events == [.value(6), .completed])
+        #expect(kept.value == 6)
     }
 
     @Test func c16_recursiveValueSendIsQueuedUntilTheCurrentValueHasReachedEveryObserver() {
