@@ -6,10 +6,12 @@ public protocol PropertyProtocol: AnyObject, BindingSource where Error == Never 
     /// The current value.
     var value: Value { get }
 
-    /// Sends the current value, then every change; completes when the property goes away.
+    /// Sends the current value, then every change; completes when the property goes away (for
+    /// a composed property: when its sources do).
     var producer: SignalProducer<Value, Never> { get }
 
-    /// Sends every change from now on; completes when the property goes away.
+    /// Sends every change from now on; completes when the property goes away (for a composed
+    /// property: when its sources do).
     var signal: Signal<Value, Never> { get }
 }
 
