@@ -19,8 +19,9 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     }
 
     /// A lock whose `lockUnlessHeldByCurrentThread()` can tell a relock from the holding thread
-    /// apart from contention: on glibc any mutex can (see `_lockUnlessOwned`); elsewhere it
-    /// needs an error-checking mutex, which `detectingRecursion` asks for in release builds too.
+    /// apart from contention: on glibc any mutex can (see `_lockUnlessHeldByCurrentThread`);
+    /// elsewhere it needs an error-checking mutex, which `detectingRecursion` asks for in release
+    /// builds too.
     @inlinable
     static func make(_ value: Value, detectingRecursion: Bool) -> LockStorage<Value> {
         let buffer = create(minimumCapacity: 1) { _ in value }
@@ -64,9 +65,7 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     /// `detectingRecursion: true`.
     @inlinable
     func lockUnlessHeldByCurrentThread() -> Bool {
-        withUnsafeMutablePointerToElements { mutex in
-            pthread_mutex_trylock(mutex) == 0 || _lockUnlessOwned(mutex)
-        }
+        withUnsafeMutablePointerToElements { _lockUnlessHeldByCurrentThread($0) }
     }
 
     @inlinable
@@ -222,11 +221,11 @@ struct UnownedLock {
     /// it already (where `lock()` would deadlock, or trap in debug builds). Blocks while another
     /// thread holds it. Only for a mutex that detects recursion (`MutexPair.first`).
     ///
-    /// The uncontended path is one `pthread_mutex_trylock`, the cost of a `lock()`; the owner is
-    /// looked up only when the lock is taken.
+    /// The uncontended path costs what `lock()` does, plus one load; who holds the lock is looked
+    /// up only when it is held.
     @inlinable
     func lockUnlessHeldByCurrentThread() -> Bool {
-        pthread_mutex_trylock(mutex) == 0 || _lockUnlessOwned(mutex)
+        _lockUnlessHeldByCurrentThread(mutex)
     }
 
     /// Runs `body` while holding the lock.
@@ -239,9 +238,9 @@ struct UnownedLock {
 }
 
 /// Whether a mutex must be of the error-checking type: in debug builds always (a relock traps
-/// instead of deadlocking); in release builds where `_lockUnlessOwned` needs one to find out
-/// whether the calling thread holds the mutex (everywhere but glibc, whose mutexes record their
-/// owner whatever their type).
+/// instead of deadlocking); in release builds where `_lockUnlessHeldByCurrentThread` needs one
+/// to find out whether the calling thread holds the mutex (everywhere but glibc, whose mutexes
+/// record their owner whatever their type).
 @inlinable
 func _needsErrorCheckingMutex(detectingRecursion: Bool) -> Bool {
     #if DEBUG
@@ -270,21 +269,20 @@ func _initialiseMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>, errorCheck
     precondition(error == 0, "pthread_mutex_init failed with error \(error)")
 }
 
-/// The slow path of `lockUnlessHeldByCurrentThread()`, after `pthread_mutex_trylock` found the
-/// mutex held: `false` if the calling thread holds it, else blocks until it has taken it and
-/// returns `true`.
+/// Takes `mutex` and returns `true`, or returns `false` at once if the calling thread holds it.
 ///
 /// glibc records the holder's thread id in every mutex (`__data.__owner`, written after taking
-/// it and cleared before releasing it, whatever the mutex type), so the owner is this thread
-/// exactly when that field holds this thread's id: another holder has either written its own id
-/// or not yet any (the previous holder cleared it). This thread's id is read the same way, from
-/// a private mutex it takes for the purpose: only on this path (contention or re-entrance).
+/// it and cleared before releasing it, whatever the mutex type), so the calling thread holds the
+/// mutex exactly when that field holds its id: another holder has either written its own id or
+/// not yet any (the previous holder cleared it). An unheld mutex (owner 0) is simply locked, by
+/// `pthread_mutex_lock` — not `trylock`, which would cost an atomic operation where glibc's lock
+/// in a single-threaded process needs none; if another thread takes it in between, that is
+/// contention and the lock waits. Only a held mutex costs the lookup of this thread's id.
 /// Elsewhere the mutex is error-checking and `pthread_mutex_lock` reports `EDEADLK`.
-@usableFromInline
-@inline(never)
-func _lockUnlessOwned(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Bool {
+@inlinable
+func _lockUnlessHeldByCurrentThread(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Bool {
     #if canImport(Glibc)
-    if mutex.pointee.__data.__owner == _currentThreadID() { return false }
+    if mutex.pointee.__data.__owner != 0 { return _lockUnlessOwned(mutex) }
     let error = pthread_mutex_lock(mutex)
     precondition(error == 0, "pthread_mutex_lock failed with error \(error)")
     return true
@@ -297,12 +295,35 @@ func _lockUnlessOwned(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Bool {
 }
 
 #if canImport(Glibc)
+/// The slow path of `_lockUnlessHeldByCurrentThread` on glibc, for a mutex found held: `false`
+/// if the calling thread holds it, else blocks until it has taken it and returns `true`.
+@usableFromInline
+@inline(never)
+func _lockUnlessOwned(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Bool {
+    if mutex.pointee.__data.__owner == _currentThreadID() { return false }
+    let error = pthread_mutex_lock(mutex)
+    precondition(error == 0, "pthread_mutex_lock failed with error \(error)")
+    return true
+}
+
+/// A thread-specific slot caching `_currentThreadID()`.
+private let _threadIDKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let error = pthread_key_create(&key, nil)
+    precondition(error == 0, "pthread_key_create failed with error \(error)")
+    return key
+}()
+
 /// The calling thread's kernel id, as glibc records it as a mutex's owner (`gettid()` is not
-/// imported into Swift).
+/// imported into Swift): read once per thread from a private mutex the thread takes for the
+/// purpose, then cached in a thread-specific slot.
 @usableFromInline
 func _currentThreadID() -> Int32 {
+    if let cached = pthread_getspecific(_threadIDKey) {
+        return Int32(truncatingIfNeeded: Int(bitPattern: cached))
+    }
     var probe = pthread_mutex_t()
-    return withUnsafeMutablePointer(to: &probe) { mutex in
+    let id = withUnsafeMutablePointer(to: &probe) { mutex in
         pthread_mutex_init(mutex, nil)
         pthread_mutex_lock(mutex)
         let id = mutex.pointee.__data.__owner
@@ -310,6 +331,8 @@ func _currentThreadID() -> Int32 {
         pthread_mutex_destroy(mutex)
         return id
     }
+    pthread_setspecific(_threadIDKey, UnsafeRawPointer(bitPattern: Int(id)))
+    return id
 }
 #endif
 
