@@ -278,7 +278,9 @@ func _initialiseMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>, errorCheck
 /// `pthread_mutex_lock` — not `trylock`, which would cost an atomic operation where glibc's lock
 /// in a single-threaded process needs none; if another thread takes it in between, that is
 /// contention and the lock waits. Only a held mutex costs the lookup of this thread's id.
-/// Elsewhere the mutex is error-checking and `pthread_mutex_lock` reports `EDEADLK`.
+/// (glibc's lock elision, off unless a tunable enables it, records no owner: with it on, a
+/// relock would block as a plain `lock()` does.) Elsewhere the mutex is error-checking and
+/// `pthread_mutex_lock` reports `EDEADLK`.
 @inlinable
 func _lockUnlessHeldByCurrentThread(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) -> Bool {
     #if canImport(Glibc)
