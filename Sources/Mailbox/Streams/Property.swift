@@ -113,6 +113,15 @@ public final class Property<Value>: PropertyProtocol {
     }
 }
 
+extension Property {
+    /// The same as `init(unsafeProducer:)`: a composed property does not retain its sources
+    /// (contract 18). `sources` is ignored; the label stays so that call sites written when
+    /// composing retained the sources keep compiling.
+    convenience init(unsafeProducer producer: SignalProducer<Value, Never>, retaining sources: [AnyObject]) {
+        self.init(unsafeProducer: producer)
+    }
+}
+
 // Every stored property is an immutable closure over thread-safe objects (the box, with its
 // locks inside; the captured source property; a constant value carried as a signal carries
 // values).
