@@ -122,49 +122,6 @@ final class SupervisionState<Message: Sendable> {
     }
 }
 
-/// A `Supervisor`'s intensity window, shared with its one-for-one children so that they restart
-/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its lock (a
-/// `pthread_mutex_t`, which ThreadSanitizer understands).
-@usableFromInline
-final class SharedRestartWindow: Sendable {
-    let intensity: Int
-    let period: Duration
-    private let window = LockedValueBox(RestartWindow())
-
-    init(intensity: Int, period: Duration) {
-        self.intensity = intensity
-        self.period = period
-    }
-
-    /// Counts a restart at `now` if the window allows it.
-    func admit(at now: Date) -> Bool {
-        window.withLockedValue { $0.admit(at: now, window: period, limit: intensity) }
-    }
-}
-
-/// The restarts inside a sliding window, oldest first (times never decrease, so expired ones
-/// leave from the front in amortised O(1)).
-struct RestartWindow {
-    private var times: [Date] = []
-    private var head = 0
-
-    var count: Int { times.count - head }
-
-    /// Counts a restart at `now` if, with the restarts at `t >= now - window`, it makes at most
-    /// `limit`; returns whether it was counted.
-    mutating func admit(at now: Date, window: Duration, limit: Int) -> Bool {
-        let threshold = now.addingTimeInterval(-window.timeInterval)
-        while head < times.count, times[head] < threshold { head += 1 }
-        if head > 32, head * 2 > times.count {
-            times.removeFirst(head)
-            head = 0
-        }
-        guard count + 1 <= limit else { return false }
-        times.append(now)
-        return true
-    }
-}
-
 // Not nested in the generic state: non-generic types need no metadata look-ups at run time.
 
 /// Where a restart comes from, and therefore what it rebuilds.
@@ -197,4 +154,3 @@ struct PendingRestart {
     var backoffGeneration: UInt64 = 0
     var backoffTimer: (any Disposable)?
 }
-

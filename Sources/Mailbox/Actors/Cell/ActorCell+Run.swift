@@ -1,0 +1,249 @@
+import Synchronization
+
+/// The mailbox run and the handling of user messages: everything here runs inside the
+/// actor's single mailbox run.
+extension ActorCell {
+    // MARK: The mailbox run
+
+    /// The body of a mailbox run: system messages, then up to `runLength` user messages, then
+    /// release the activation (or schedule the next run if messages remain).
+    ///
+    /// - Returns: Whether the run held a retain of the cell, to be given back by the pool
+    ///   worker that ran it. Nothing here touches the cell after its activation is released:
+    ///   from then on another run may terminate it, and its parent may free it.
+    @inlinable
+    final func runMailbox() -> Bool {
+        var handled = 0
+        if case .terminated = lifecycle {
+            handled = drainAfterTermination()
+        } else {
+            if systemMessages.load(ordering: .relaxed) != nil {
+                handled = runSystemMessages()
+            }
+            var userHandled = 0
+            while userHandled < runLength, isAcceptingUserMessages {
+                if capacity != .max, overflow == .dropOldest, userCount.load(ordering: .relaxed) > capacity {
+                    handled += dropOldestOverflow()
+                }
+                guard let message = mailboxHead.dequeue(mailboxTail) else { break }
+                handled += 1
+                userHandled += 1
+                if capacity != .max { freeRoom() }
+                if case .running = lifecycle {
+                    handle(message)
+                } else {
+                    handleWhileNotRunning(message)
+                }
+                if systemMessages.load(ordering: .relaxed) != nil {
+                    handled += runSystemMessages()
+                }
+            }
+            if case .terminated = lifecycle {
+                handled += drainAfterTermination()
+            }
+        }
+        // Read before the activation is released: `scheduleRun` sets it for the next run.
+        let wasRetained = runIsRetained
+        let parks = isParkingForRestart
+        if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
+            if parks {
+                park()
+            } else {
+                scheduleRun()
+            }
+        }
+        return wasRetained
+    }
+
+    @inlinable
+    final var isAcceptingUserMessages: Bool {
+        switch lifecycle {
+        case .running, .stopping: return true
+        case .restarting: return isBufferingDuringRestart
+        case .new, .terminated: return false
+        }
+    }
+
+    /// Whether this run leaves the user messages queued: a restart waits for children or for a
+    /// `Supervisor`'s decision, and user messages wait in the mailbox (not copied aside).
+    @inlinable
+    final var isParkingForRestart: Bool {
+        if case .restarting = lifecycle { return !isBufferingDuringRestart }
+        return false
+    }
+
+    /// Ends a run that leaves user messages queued without scheduling another: the sender of
+    /// the next system message does (`sendSystem`). Store-buffer pattern with `sendSystem`'s
+    /// push then check: either this sees the system message, or the sender sees the flag; the
+    /// one that wins the exchange schedules the run.
+    @usableFromInline
+    func park() {
+        flags.bitwiseOr(Self.parkedFlag, ordering: .sequentiallyConsistent)
+        if systemMessages.load(ordering: .sequentiallyConsistent) != nil, unpark() {
+            scheduleRun()
+        }
+    }
+
+    /// A user message taken out of the mailbox while restarting (kept for the new state) or
+    /// stopping (a dead letter).
+    @usableFromInline
+    func handleWhileNotRunning(_ message: Message) {
+        if case .restarting = lifecycle {
+            bufferDuringRestart(message)
+        } else {
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        }
+    }
+
+    @usableFromInline
+    func freeRoom() {
+        // Sequentially consistent with the waiter's register-then-check (`RoomWaiters.wait`):
+        // either this sees the waiter or the waiter sees the room (store-buffer pattern).
+        userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        roomWaiters?.resumeOne()
+    }
+
+    /// Drops the oldest messages while more than `capacity` are queued (`dropOldest`). Only
+    /// the consumer dequeues, so the count it compares is never ahead of the queue for long:
+    /// a sender counts before it enqueues, and `dequeue` waits for a counted, claimed slot.
+    @usableFromInline
+    func dropOldestOverflow() -> Int {
+        var dropped = 0
+        while userCount.load(ordering: .relaxed) > capacity, let message = mailboxHead.dequeue(mailboxTail) {
+            userCount.wrappingSubtract(1, ordering: .relaxed)
+            system.publishDeadLetter(message, to: address, reason: .mailboxFull(.dropOldest))
+            dropped += 1
+        }
+        return dropped
+    }
+    /// After termination: every user message becomes a dead letter, every system message gets
+    /// the answer a terminated actor gives.
+    @usableFromInline
+    func drainAfterTermination() -> Int {
+        var handled = runSystemMessages()
+        while let message = mailboxHead.dequeue(mailboxTail) {
+            if capacity != .max { freeRoom() }
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            handled += 1
+        }
+        return handled
+    }
+
+    // MARK: Handling messages
+
+    @inlinable
+    final func handle(_ message: Message) {
+        do {
+            let next: Behavior<Message>
+            if let messageHandler {
+                next = try messageHandler(message)
+            } else if let receiveHandler {
+                next = try receiveHandler(context, message)
+            } else {
+                // `install` caches the handler of every `receive`/`receiveMessage` behavior.
+                switch behavior.kind {
+                case let .object(object):
+                    next = try object.receive(message)
+                case .empty:
+                    next = .unhandled
+                case .ignore:
+                    return
+                case .receive, .receiveMessage, .same, .unhandled, .stopped, .setup, .supervised:
+                    preconditionFailure("actor \(address.path) is running with non-canonical or uncached behavior \(behavior)")
+                }
+            }
+            if case .same = next.kind { return }
+            try become(next, unhandled: message)
+        } catch {
+            fail(error, message: message)
+        }
+    }
+
+    /// Switches to `next`, the result of handling a message or event.
+    @usableFromInline
+    func become(_ next: Behavior<Message>, unhandled message: (any Sendable)?) throws {
+        switch next.kind {
+        case .same:
+            return
+        case .unhandled:
+            if let message {
+                system.publish(.unhandled(address, message: message))
+            }
+        case let .stopped(postStop):
+            postStopAction = postStop
+            beginStopping(failure: nil)
+        case .setup, .supervised:
+            install(try canonicalize(next, registersRules: false))
+        case .empty, .ignore, .receive, .receiveMessage, .object:
+            install(next)
+        }
+    }
+
+    func install(_ newBehavior: Behavior<Message>) {
+        behavior = newBehavior
+        switch newBehavior.kind {
+        case let .receive(handler, _):
+            receiveHandler = handler
+            messageHandler = nil
+        case let .receiveMessage(handler, _):
+            receiveHandler = nil
+            messageHandler = handler
+        default:
+            receiveHandler = nil
+            messageHandler = nil
+        }
+    }
+
+    /// Installs `behavior` before stashed messages are replayed to it.
+    func becomeFromUnstash(_ behavior: Behavior<Message>) throws {
+        try become(behavior, unhandled: nil)
+    }
+
+    /// Runs `setup` behaviors until a behavior that handles messages (or `stopped`) is reached,
+    /// registering the `supervise` rules met on the way: appended to the rules in force when
+    /// the actor starts or restarts (`registersRules`), replacing the rules added after those
+    /// otherwise.
+    func canonicalize(_ behavior: Behavior<Message>, registersRules: Bool) throws -> Behavior<Message> {
+        var current = behavior
+        var isFirstRule = true
+        while true {
+            if case let .setup(factory) = current.kind {
+                current = try factory(context)
+            } else if case let .supervised(rule) = current.kind {
+                let state = supervisionState()
+                if !registersRules, isFirstRule {
+                    state.rules.removeSubrange(state.baseRuleCount...)
+                }
+                isFirstRule = false
+                state.rules.append(.init(rule: rule))
+                if registersRules { state.baseRuleCount = state.rules.count }
+                current = rule.behavior
+            } else {
+                break
+            }
+        }
+        switch current.kind {
+        case .same, .unhandled:
+            preconditionFailure("setup of \(address.path) returned \(current), which is only valid as the result of handling a message")
+        default:
+            return current
+        }
+    }
+
+    /// Delivers a lifecycle event to the behavior; returns whether it was handled.
+    @discardableResult
+    func deliver(_ event: LifecycleEvent) throws -> Bool {
+        let next: Behavior<Message>
+        switch behavior.kind {
+        case let .receive(_, lifecycle?), let .receiveMessage(_, lifecycle?):
+            next = try lifecycle(context, event)
+        case let .object(object):
+            next = try object.receiveLifecycle(event)
+        default:
+            return false
+        }
+        if case .unhandled = next.kind { return false }
+        try become(next, unhandled: nil)
+        return true
+    }
+}

@@ -1,0 +1,121 @@
+import Synchronization
+
+/// System messages: draining the lock-free stack and handling each. Runs inside the
+/// mailbox run.
+extension ActorCell {
+    /// Handles every queued system message, oldest first; returns how many.
+    @usableFromInline
+    func runSystemMessages() -> Int {
+        var handled = 0
+        while let top = systemMessages.exchange(nil, ordering: .acquiring) {
+            // The stack is newest first: reverse its links in place (no array), then handle
+            // oldest first, releasing each node after its message.
+            var oldest: UnsafeMutableRawPointer?
+            var node: UnsafeMutableRawPointer? = top
+            while let current = node {
+                let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeUnretainedValue()
+                node = box.next
+                box.next = oldest
+                oldest = current
+            }
+            node = oldest
+            while let current = node {
+                let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
+                node = box.next
+                handleSystemMessage(box.message)
+                handled += 1
+            }
+        }
+        return handled
+    }
+
+    func handleSystemMessage(_ message: SystemMessage) {
+        switch message {
+        case .start:
+            guard case .new = lifecycle else { return }
+            lifecycle = .running
+            prepareGuardianSupervision()
+            installInitial(behavior)
+        case .stop:
+            switch lifecycle {
+            case .new:
+                lifecycle = .running
+                beginStopping(failure: nil)
+            case .running, .restarting:
+                beginStopping(failure: nil)
+            case .stopping, .terminated:
+                break
+            }
+        case let .watch(watcher):
+            if case .terminated = lifecycle {
+                watcher.sendSystem(.terminated(self, failure: nil))
+            } else if watcher !== self {
+                context?.watchers[ObjectIdentifier(watcher)] = watcher
+            }
+        case let .unwatch(watcher):
+            _ = context?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
+        case let .terminated(ref, failure):
+            if case .restarting = lifecycle, context.watching[ObjectIdentifier(ref)] != nil {
+                // For the new state, once it is built.
+                supervisionState().deferred.append(message)
+                return
+            }
+            guard case .running = lifecycle, let context,
+                  let watch = context.watching.removeValue(forKey: ObjectIdentifier(ref)) else { return }
+            if let customMessage = watch.message {
+                handle(customMessage)
+                return
+            }
+            let isChild = context.children.contains(ref)
+            if isChild {
+                // The child is gone; its `childTerminated` will find nothing left to remove.
+                context.children.remove(ref)
+            }
+            let event: LifecycleEvent = if let failure, isChild {
+                .childFailed(AnyActorRef(ref), error: failure)
+            } else {
+                .terminated(AnyActorRef(ref))
+            }
+            do {
+                if try !deliver(event) {
+                    throw DeathPactError(terminated: AnyActorRef(ref))
+                }
+            } catch {
+                fail(error, message: nil)
+            }
+        case let .timer(key, generation, message):
+            guard case .running = lifecycle, context.timers.shouldDeliver(key: key, generation: generation) else { return }
+            handle(message as! Message)
+        case let .childTerminated(child, failure, escalated):
+            guard let context else { return }
+            context.children.remove(child)
+            switch lifecycle {
+            case .running:
+                childTerminatedWhileRunning(child, failure: failure, escalated: escalated)
+            case .stopping:
+                if context.children.isEmpty {
+                    finishTermination()
+                } else if managingBehavior != nil, let youngest = context.children.youngest {
+                    // A `Supervisor` stops its children one at a time, newest first.
+                    youngest.sendSystem(.stop)
+                }
+            case .restarting:
+                childTerminatedWhileRestarting()
+            case .new, .terminated:
+                break
+            }
+        case let .backoffElapsed(generation):
+            backoffElapsed(generation: generation)
+        case let .childFailed(child, error):
+            managedChildFailed(child, error: error)
+        case .restartStop:
+            restartStopFromParent()
+        case .restartStart:
+            restartStartFromParent()
+        case .restartNow:
+            restartStopFromParent(thenStart: true)
+        case let .restartStepDone(child):
+            managedChildStepDone(child)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// A `Supervisor`'s intensity window, shared with its one-for-one children so that they restart
+/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its lock (a
+/// `pthread_mutex_t`, which ThreadSanitizer understands).
+@usableFromInline
+final class SharedRestartWindow: Sendable {
+    let intensity: Int
+    let period: Duration
+    private let window = LockedValueBox(RestartWindow())
+
+    init(intensity: Int, period: Duration) {
+        self.intensity = intensity
+        self.period = period
+    }
+
+    /// Counts a restart at `now` if the window allows it.
+    func admit(at now: Date) -> Bool {
+        window.withLockedValue { $0.admit(at: now, window: period, limit: intensity) }
+    }
+}

@@ -1,0 +1,34 @@
+/// The system messages actors exchange: handled before user messages, never dropped, never
+/// counted against a mailbox's capacity.
+enum SystemMessage {
+    /// Run `setup` and start handling messages.
+    case start
+    /// Stop: children first, then post-stop, then tell watchers.
+    case stop
+    /// `watcher` wants `terminated` when this actor terminates.
+    case watch(AnyTarget)
+    /// `watcher` no longer wants `terminated`.
+    case unwatch(AnyTarget)
+    /// A watched actor terminated (with the failure that stopped it, if any).
+    case terminated(AnyTarget, failure: (any Error)?)
+    /// A child terminated (with the failure that stopped it, if any; `escalated` when the
+    /// child's supervision escalated that failure): remove it, and finish stopping or
+    /// restarting if this actor was waiting for it.
+    case childTerminated(AnyTarget, failure: (any Error)?, escalated: Bool)
+    /// A timer's message (of the actor's message type), if that timer is still current.
+    case timer(key: TimerKey, generation: UInt64, message: any Sendable)
+    /// A restart's back-off delay has passed (for the restart with this generation).
+    case backoffElapsed(generation: UInt64)
+    /// To a `Supervisor`: its child failed and waits, suspended, for a decision.
+    case childFailed(AnyTarget, error: any Error)
+    /// From a `Supervisor` to its child: first half of a restart; stop the children, run
+    /// `preRestart`, then answer `restartStepDone`.
+    case restartStop
+    /// From a `Supervisor` to its child: second half of a restart; rebuild the state from the
+    /// spawn behavior, then answer `restartStepDone`.
+    case restartStart
+    /// From a `Supervisor` to a child it restarts alone: both halves, one answer.
+    case restartNow
+    /// To a `Supervisor`: a child finished a `restartStop` or `restartStart`.
+    case restartStepDone(AnyTarget)
+}
