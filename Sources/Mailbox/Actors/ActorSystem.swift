@@ -107,12 +107,9 @@ public final class ActorSystem: Sendable {
     /// A random number in `0..<1`: from the seeded sequence when `randomSeed` is set.
     func nextRandomUnit() -> Double {
         guard configuration.randomSeed != nil else { return Double.random(in: 0..<1) }
-        // SplitMix64: each caller takes the next state atomically.
-        var z = randomState.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
+        // One SplitMix64 sequence: each caller takes the next state atomically.
+        let state = randomState.wrappingAdd(SplitMix64.increment, ordering: .relaxed).newValue
+        return SplitMix64.unit(SplitMix64.mix(state))
     }
 
     /// Whether `shutdown()` has begun: new spawns throw, actors are stopping.
@@ -191,6 +188,7 @@ public final class ActorSystem: Sendable {
     /// failed, dead letter, unhandled), on the thread that publishes it.
     ///
     /// - Returns: A disposable that ends the observation.
+    @available(*, deprecated, message: "use `events.observeValues { … }`: one way to observe the event stream")
     @discardableResult
     public func observeEvents(_ observer: @escaping @Sendable (ActorSystemEvent) -> Void) -> any Disposable {
         eventBus.observe(observer)
@@ -198,6 +196,7 @@ public final class ActorSystem: Sendable {
 
     /// Calls `observer` with every dead letter (including messages dropped by a full mailbox)
     /// from now on, on the thread that publishes it.
+    @available(*, deprecated, message: "use `deadLetters.observeValues { … }`: one way to observe dead letters")
     @discardableResult
     public func observeDeadLetters(_ observer: @escaping @Sendable (DeadLetter) -> Void) -> any Disposable {
         eventBus.observe { event in

@@ -28,9 +28,10 @@ public struct ActorOutput<Output: Sendable>: Sendable {
     }
 }
 
-extension ActorSystem {
-    /// Spawns a top-level actor that publishes values of type `Output`, and returns its ref
-    /// and its output as a hot `Signal`.
+extension ActorRefFactory {
+    /// Spawns an actor (a top-level actor from a system, a child from a context, inside its
+    /// actor's handlers) that publishes values of type `Output`, and returns its ref and its
+    /// output as a hot `Signal`.
     ///
     /// ```swift
     /// let (ticker, ticks) = try system.spawn(name: "ticker", output: Int.self) { output in
@@ -66,27 +67,6 @@ extension ActorSystem {
         output: Output.Type,
         _ makeBehavior: @Sendable (ActorOutput<Output>) -> Behavior<Message>
     ) throws -> (ref: ActorRef<Message>, output: Signal<Output, Never>) {
-        let (signal, input) = Signal<Output, Never>.pipe()
-        let ref = try spawn(makeBehavior(ActorOutput(input: input)), name: name, props: props)
-        ref.whenTerminated { failure in
-            if failure == nil { input.sendCompleted() } else { input.sendInterrupted() }
-        }
-        return (ref, signal)
-    }
-}
-
-extension ActorContext {
-    /// Spawns a child actor that publishes values of type `Output`; see
-    /// `ActorSystem.spawn(name:props:output:_:)`. Use it only inside this actor's handlers.
-    ///
-    /// - Throws: what `spawn(_:name:props:)` throws.
-    @inlinable
-    public func spawn<Child: Sendable, Output: Sendable>(
-        name: String,
-        props: Props = Props(),
-        output: Output.Type,
-        _ makeBehavior: @Sendable (ActorOutput<Output>) -> Behavior<Child>
-    ) throws -> (ref: ActorRef<Child>, output: Signal<Output, Never>) {
         let (signal, input) = Signal<Output, Never>.pipe()
         let ref = try spawn(makeBehavior(ActorOutput(input: input)), name: name, props: props)
         ref.whenTerminated { failure in

@@ -128,13 +128,8 @@ public final class QueueScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        let stopped = AnyDisposable()
-        let timer = queue.repeatingTimer(from: date, interval: interval, leeway: leeway) {
+        queue.repeatingSchedule(from: date, interval: interval, leeway: leeway) { stopped in
             if !stopped.isDisposed { action() }
-        }
-        return AnyDisposable {
-            stopped.dispose()
-            timer.dispose()
         }
     }
 }
@@ -192,6 +187,27 @@ extension DispatchQueue {
         }
         timer.resume()
         return AnyDisposable { source.source.cancel() }
+    }
+
+    /// The repeating `schedule(after:interval:leeway:action:)` shared by the schedulers timed by
+    /// Dispatch (queue, operation queue, pool): a timer on this queue (`repeatingTimer`) whose
+    /// every tick calls `tick` with the schedule's stop handle. Disposing the result disposes the
+    /// handle first (a tick already handed on checks it and skips the action), runs `onStop`,
+    /// then stops the timer and releases `tick`.
+    func repeatingSchedule(
+        from date: Date,
+        interval: DispatchTimeInterval,
+        leeway: DispatchTimeInterval,
+        onStop: @escaping @Sendable () -> Void = {},
+        tick: @escaping @Sendable (_ stopped: AnyDisposable) -> Void
+    ) -> any Disposable {
+        let stopped = AnyDisposable()
+        let timer = repeatingTimer(from: date, interval: interval, leeway: leeway) { tick(stopped) }
+        return AnyDisposable {
+            stopped.dispose()
+            onStop()
+            timer.dispose()
+        }
     }
 
     /// Runs `pending`'s action on this queue at or after `date` (never before: an early

@@ -38,8 +38,13 @@ import Foundation
 ///
 /// Thread-safety: the supervisor is an actor; talk to it with `SupervisorMessage`s.
 public enum Supervisor {
-    /// Which children are restarted with a failed one.
-    public enum Strategy: Sendable, Equatable {
+    /// Which children are restarted with a failed one: OTP's `strategy` supervisor flag
+    /// (`one_for_one`, `one_for_all`, `rest_for_one`).
+    ///
+    /// Not to be confused with `SupervisorStrategy`, which decides *what* happens to one failed
+    /// actor (restart, resume, stop, escalate, with limits and back-off). A restart scope
+    /// decides *which* of a `Supervisor`'s children restart together once a restart is decided.
+    public enum RestartScope: Sendable, Equatable {
         /// Only the failed child.
         case oneForOne
         /// Every child.
@@ -48,15 +53,20 @@ public enum Supervisor {
         case restForOne
     }
 
+    /// The former name of `RestartScope`.
+    @available(*, deprecated, renamed: "RestartScope")
+    public typealias Strategy = RestartScope
+
     /// A supervisor behavior: spawns `children` in order when it starts, then supervises them.
     ///
     /// - Parameters:
+    ///   - strategy: which children restart with a failed one (OTP's `strategy` flag).
     ///   - intensity: restarts allowed within `period` (OTP's default: 1).
     ///   - period: the sliding window for `intensity` (OTP's default: 5 seconds), on the
     ///     supervisor's `DateScheduler`.
     /// - Precondition: child ids are unique valid actor names; `intensity >= 0`; `period > 0`.
     public static func behavior(
-        strategy: Strategy, intensity: Int = 1, period: Duration = .seconds(5), children: [ChildSpec]
+        strategy: RestartScope, intensity: Int = 1, period: Duration = .seconds(5), children: [ChildSpec]
     ) -> Behavior<SupervisorMessage> {
         precondition(intensity >= 0, "intensity cannot be negative, not \(intensity)")
         precondition(period > .zero, "period must be positive, not \(period)")

@@ -22,7 +22,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
         case terminated(id: String, failure: (any Error)?, epoch: Int)
     }
 
-    private let strategy: Supervisor.Strategy
+    private let strategy: Supervisor.RestartScope
     private let intensity: Int
     private let period: Duration
     private var entries: [Entry]
@@ -44,15 +44,15 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
     private var isStarting = true
     private var questionsDuringStart: [SupervisorMessage] = []
 
-    init(context: ActorContext<SupervisorMessage>, strategy: Supervisor.Strategy, intensity: Int, period: Duration, specs: [ChildSpec]) throws {
+    init(context: ActorContext<SupervisorMessage>, strategy: Supervisor.RestartScope, intensity: Int, period: Duration, specs: [ChildSpec]) throws {
         self.strategy = strategy
         self.intensity = intensity
         self.period = period
         self.entries = specs.map { Entry(spec: $0) }
         self.restartWindow = SharedRestartWindow(intensity: intensity, period: period)
-        self.owesStartAcknowledgement = context.cell.supervision?.isManaged == true
+        self.owesStartAcknowledgement = context.isManagedBySupervisor
         super.init(context: context)
-        context.cell.supervisionState().managing = self
+        context.registerAsManagingBehavior(self)
         // One at a time, in order: each child's `setup` runs before the next child is spawned.
         steps = specs.map { .start($0.id) }
         try runSteps()
@@ -206,7 +206,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
             isStarting = false
             if owesStartAcknowledgement {
                 owesStartAcknowledgement = false
-                context.cell.parent?.sendSystem(.restartStepDone(context.cell))
+                context.acknowledgeRestartStepToSupervisor()
             }
             for question in questionsDuringStart { answer(question) }
             questionsDuringStart = []

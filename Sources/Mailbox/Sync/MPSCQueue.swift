@@ -77,7 +77,7 @@ import Synchronization
 /// Thread-safety: `enqueue` from any thread; `dequeue` and `isEmpty` from one consumer at a time
 /// (a caller that hands the consumer role between threads must do so with a happens-before
 /// edge, as the actor run loop's activation counter does).
-public final class MPSCQueue<Element> {
+package final class MPSCQueue<Element> {
     // MARK: Producer side
 
     @usableFromInline
@@ -94,7 +94,7 @@ public final class MPSCQueue<Element> {
     var head = MPSCQueueHead<Element>()
 
     /// Creates an empty queue. It allocates no block until the first `enqueue`.
-    public init() {}
+    package init() {}
 
     deinit {
         head.releaseAll(tail)
@@ -102,7 +102,7 @@ public final class MPSCQueue<Element> {
 
     /// Appends `element`. Lock-free for producers; safe from any thread.
     @inlinable
-    public func enqueue(_ element: consuming Element) {
+    package func enqueue(_ element: consuming Element) {
         tail.enqueue(element)
     }
 
@@ -112,13 +112,13 @@ public final class MPSCQueue<Element> {
     /// (spinning, then yielding the thread) for it to finish rather than reporting a non-empty
     /// queue as empty.
     @inlinable
-    public func dequeue() -> Element? {
+    package func dequeue() -> Element? {
         head.dequeue(tail)
     }
 
     /// Whether the queue holds no element and no enqueue is in progress. Consumer only.
     @inlinable
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         head.isEmpty(tail)
     }
 }

@@ -333,7 +333,7 @@ final class DocEventLog: Sendable {
     let deadLetters = Recorder()
 
     init(_ system: ActorSystem) {
-        system.observeEvents { [unhandled, failures, deadLetters] event in
+        system.events.observeValues { [unhandled, failures, deadLetters] event in
             switch event {
             case let .unhandled(address, message): unhandled.record("\(address.path): \(message)")
             case let .failed(address, error): failures.record("\(address.path): \(error)")
@@ -455,7 +455,7 @@ struct ActorsDocTests {
         let scheduler = TestScheduler()
         let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
         let log = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .failed(address, error) = event { log.record("\(address.path) failed: \(error)") }
         }
         let cashier = try system.spawn(Behavior<Int>.receiveMessage { amount in
@@ -817,8 +817,8 @@ struct ActorsDocTests {
         let scheduler = TestScheduler()
         let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
         let log = Recorder()
-        system.observeEvents { event in log.record("\(event)") }
-        system.observeDeadLetters { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
+        system.events.observeValues { event in log.record("\(event)") }
+        system.deadLetters.observeValues { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
         let echo = try system.spawn(Behavior<String>.receiveMessage { _ in .stopped }, name: "echo")
         echo.tell("first")
         scheduler.advance(by: .nanoseconds(0))

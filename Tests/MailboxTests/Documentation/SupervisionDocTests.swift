@@ -107,7 +107,7 @@ private func guideSystem(_ configuration: (TestScheduler) -> ActorSystem.Configu
     let scheduler = TestScheduler()
     let system = ActorSystem(name: "guide", configuration: configuration(scheduler))
     let decisions = Recorder()
-    system.observeEvents { event in
+    system.events.observeValues { event in
         if case let .supervised(decision) = event { decisions.record("\(decision.actor.name): \(decision.directive) by \(decision.decider)") }
     }
     return (scheduler, system, Recorder(), decisions)
@@ -122,11 +122,11 @@ struct SupervisionDocTests {
         let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
         let log = Recorder()
         let decisions = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .supervised(decision) = event { decisions.record("\(decision.actor.name): \(decision.directive) by \(decision.decider)") }
         }
         let deadLetters = Recorder()
-        system.observeDeadLetters { deadLetters.record("\($0.message)") }
+        system.deadLetters.observeValues { deadLetters.record("\($0.message)") }
 
         let plain = try system.spawn(job(log: log), name: "plain")
         plain.tell(.work(1))
@@ -346,7 +346,7 @@ struct SupervisionDocTests {
     @Test func backoff_timeline() throws {
         let (scheduler, system, log, _) = guideSystem()
         let waits = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .supervised(decision) = event, let backoff = decision.backoff { waits.record("\(backoff)") }
         }
         let client = try system.spawn(.supervise(job(log: log)).onFailure(
@@ -373,7 +373,7 @@ struct SupervisionDocTests {
 
     @Test func backoff_stashOverflow() throws {
         let (scheduler, system, log, _) = guideSystem()
-        system.observeDeadLetters { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
+        system.deadLetters.observeValues { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
         let small = try system.spawn(.supervise(job(log: log)).onFailure(
             SupervisorStrategy.restartWithBackoff(minBackoff: .seconds(1), maxBackoff: .seconds(1), randomFactor: 0)
                 .withStashCapacity(2)
@@ -394,7 +394,7 @@ struct SupervisionDocTests {
             let scheduler = TestScheduler()
             let system = ActorSystem(name: "replay", configuration: .init(scheduler: scheduler, logHandler: nil, randomSeed: seed))
             let waits = Recorder()
-            system.observeEvents { event in
+            system.events.observeValues { event in
                 if case let .supervised(decision) = event, let backoff = decision.backoff { waits.record("\(backoff)") }
             }
             let ref = try system.spawn(.supervise(job(log: Recorder())).onFailure(
@@ -547,7 +547,7 @@ struct SupervisionDocTests {
     @Test func trees_intensityExceeded() throws {
         let (scheduler, system, log, _) = guideSystem()
         let failures = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .failed(address, error) = event, address.name == "fragile-app" { failures.record("\(error)") }
         }
         let app = try system.spawn(Supervisor.behavior(strategy: .oneForOne, intensity: 1, period: .seconds(5), children: [
@@ -586,7 +586,7 @@ struct SupervisionDocTests {
 
     @Test func monitoring_failedThenSupervised() throws {
         let (scheduler, system, log, _) = guideSystem()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             switch event {
             case let .failed(address, error):
                 log.record("\(address.path) failed: \(error)")

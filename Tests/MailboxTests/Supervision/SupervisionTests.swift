@@ -439,7 +439,7 @@ struct SupervisionLimitTests {
             let scheduler = TestScheduler()
             let system = ActorSystem(name: "jitter", configuration: .init(scheduler: scheduler, logHandler: nil, randomSeed: seed))
             let events = Inbox<ActorSystemEvent>()
-            system.observeEvents { events.record($0) }
+            system.events.observeValues { events.record($0) }
             let strategy = SupervisorStrategy.restartWithBackoff(minBackoff: .milliseconds(100), maxBackoff: .seconds(1), randomFactor: 0.5)
                 .withResetBackoffAfter(.seconds(60))
             let ref = try system.spawn(.supervise(worker(Inbox())).onFailure(strategy), name: "w")
@@ -530,7 +530,7 @@ struct GuardianStrategyTests {
         let scheduler = TestScheduler()
         let system = ActorSystem(name: "g", configuration: .init(
             scheduler: scheduler, logHandler: nil, guardianStrategy: .restart(limit: 1, within: .seconds(60))))
-        system.observeEvents { events.record($0) }
+        system.events.observeValues { events.record($0) }
         let ref = try system.spawn(worker(log), name: "w")
         for message: WorkerMessage in [.fail, .value(1), .fail, .value(2)] { ref.tell(message) }
         scheduler.runDue()

@@ -47,7 +47,7 @@ struct SupervisorTreeTests {
     let log = Inbox<String>()
     let events = Inbox<ActorSystemEvent>()
 
-    func start(_ strategy: Supervisor.Strategy, intensity: Int = 10, period: Duration = .seconds(5),
+    func start(_ strategy: Supervisor.RestartScope, intensity: Int = 10, period: Duration = .seconds(5),
                restart: [ChildSpec.Restart] = [.permanent, .permanent, .permanent]) throws
         -> (ActorSystem, TestScheduler, ActorRef<SupervisorMessage>) {
         let (system, scheduler) = makeTestSystem(events: events)

@@ -153,13 +153,8 @@ public final class PoolScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        let cancellation = AnyDisposable()
-        let timer = timerQueue.repeatingTimer(from: date, interval: interval, leeway: leeway) { [self] in
-            enqueue(Unmanaged.passRetained(ClosureJob(action, cancellation: cancellation)))
-        }
-        return AnyDisposable {
-            cancellation.dispose()
-            timer.dispose()
+        timerQueue.repeatingSchedule(from: date, interval: interval, leeway: leeway) { [self] stopped in
+            enqueue(Unmanaged.passRetained(ClosureJob(action, cancellation: stopped)))
         }
     }
 
