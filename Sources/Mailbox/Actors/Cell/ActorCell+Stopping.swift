@@ -11,7 +11,7 @@ extension ActorCell {
         case .new, .running:
             break
         case .restarting:
-            cancelPendingRestart()
+            abandonRestart()
         case .stopping, .terminated:
             return
         }

@@ -59,11 +59,6 @@ extension ActorCell {
         }
     }
 
-    private func isDelegated(_ source: RestartSource) -> Bool {
-        if case .delegated = source { return true }
-        return false
-    }
-
     func acknowledgeStartIfManaged() {
         if let supervision, supervision.isManaged {
             parent?.sendSystem(.restartStepDone(self))
@@ -206,43 +201,78 @@ extension ActorCell {
 
     // MARK: Restarting
 
-    /// First half of a restart: pre-restart, timers, stash, children; then wait for the
-    /// children and the back-off, if any, and rebuild.
+    /// A restart decided by this actor's rules (or the guardian strategy, or a one-for-one
+    /// supervisor's shared window): the stop half now, then, once the children told to stop are
+    /// gone and the back-off (if any) has elapsed, the rebuild.
     private func beginRestart(_ source: RestartSource, strategy: SupervisorStrategy, delay: Duration?) {
         let state = supervisionState()
-        var pending = PendingRestart(source: source)
-        lifecycle = .restarting
-        stopHalfOfRestart(&pending, stopsChildren: strategy.stopsChildren)
-        if let delay, let backoff = strategy.backoff {
-            let generation = state.nextBackoffGeneration()
-            pending.waitingForBackoff = true
-            pending.stashCapacity = backoff.stashCapacity
-            pending.backoffGeneration = generation
-            pending.backoffTimer = dateScheduler.schedule(after: delay) { [self] in
+        var backoff: RestartStateMachine.Backoff?
+        if let delay, let plan = strategy.backoff {
+            let generation = state.restart.nextBackoffGeneration()
+            let timer = dateScheduler.schedule(after: delay) { [self] in
                 sendSystem(.backoffElapsed(generation: generation))
             }
+            backoff = .init(generation: generation, timer: timer, stashCapacity: plan.stashCapacity)
         }
-        state.pending = pending
-        tryCompleteRestart()
+        perform(state.restart.restartDecided(
+            source: source, stopsChildren: strategy.stopsChildren, hasChildren: !context.children.isEmpty,
+            backoff: backoff))
     }
 
-    private func stopHalfOfRestart(_ pending: inout PendingRestart, stopsChildren: Bool) {
+    /// Performs what the restart state machine decided.
+    func perform(_ action: RestartStateMachine.Action) {
+        switch action {
+        case .none:
+            return
+        case .suspend:
+            lifecycle = .restarting
+            context.cancelAllTimers()
+            keepStashForNewState()
+        case let .stopHalf(stopsChildren, then):
+            lifecycle = .restarting
+            runStopHalf(stopsChildren: stopsChildren)
+            perform(then)
+        case let .replaceBackoff(timer, then):
+            timer?.dispose()
+            perform(then)
+        case let .proceed(step):
+            perform(step)
+        case let .cancelBackoff(timer):
+            timer.dispose()
+        }
+    }
+
+    private func perform(_ step: RestartStateMachine.Step) {
+        switch step {
+        case .wait:
+            return
+        case .acknowledgeStop:
+            parent?.sendSystem(.restartStepDone(self))
+        case let .complete(source):
+            completeRestart(source)
+        }
+    }
+
+    /// The stop half of a restart: pre-restart, timers, the stash kept for the new state, and
+    /// (when `stopsChildren`) the children told to stop, newest first.
+    private func runStopHalf(stopsChildren: Bool) {
         notifyPreRestart()
         context.cancelAllTimers()
-        let state = supervisionState()
-        if !context.stashed.isEmpty {
-            state.prepend(context.stashed)
-            context.stashed = []
-        }
-        if stopsChildren, !context.children.isEmpty {
+        keepStashForNewState()
+        if stopsChildren {
             for child in context.children.inStartOrder.reversed() {
                 // The new state does not hear of the old state's children.
                 context.watching[ObjectIdentifier(child)] = nil
                 child.sendSystem(.stop)
             }
-            pending.waitingForChildren = true
         }
-        pending.hasStopped = true
+    }
+
+    /// The failed incarnation's stash goes before everything kept meanwhile.
+    private func keepStashForNewState() {
+        guard !context.stashed.isEmpty else { return }
+        supervisionState().prepend(context.stashed)
+        context.stashed = []
     }
 
     /// Delivers `preRestart` to the failed state; what its handler returns is ignored (the
@@ -262,18 +292,15 @@ extension ActorCell {
         }
     }
 
-    /// Completes the restart if nothing is awaited any more: rebuilds the state, then hands it
-    /// what arrived meanwhile.
-    func tryCompleteRestart() {
-        guard case .restarting = lifecycle, let state = supervision, let pending = state.pending,
-              !pending.waitingForChildren, !pending.waitingForBackoff, !pending.waitingForParent else { return }
-        state.pending = nil
+    /// Rebuilds the state from what `source` restarts, then hands it what arrived meanwhile.
+    private func completeRestart(_ source: RestartSource) {
+        let state = supervisionState()
         // A `Supervisor` being rebuilt registers its new self.
         state.managing = nil
         lifecycle = .running
         let now = dateScheduler.currentDate
         let initial: Behavior<Message>
-        switch pending.source {
+        switch source {
         case let .rule(index):
             if index + 1 < state.rules.count { state.rules.removeSubrange((index + 1)...) }
             state.rules[index].lastRestart = now
@@ -293,7 +320,7 @@ extension ActorCell {
         // lifecycle event reaches the old state again.
         install(Behavior(.empty))
         // A restart the supervisor ordered is acknowledged; one the child took itself is not.
-        installInitial(initial, acknowledging: !isDelegated(pending.source))
+        installInitial(initial, acknowledging: source != .delegated)
         replayAfterRestart()
     }
 
@@ -316,45 +343,36 @@ extension ActorCell {
     /// mailbox.
     @usableFromInline
     var isBufferingDuringRestart: Bool {
-        supervision?.pending?.stashCapacity != nil
+        supervision?.restart.stashCapacity != nil
     }
 
     /// A user message taken out of the mailbox during a back-off: kept for the new state (up to
     /// the back-off's stash capacity).
     func bufferDuringRestart(_ message: Message) {
         let state = supervisionState()
-        if let capacity = state.pending?.stashCapacity, state.bufferedCount >= capacity {
+        if let capacity = state.restart.stashCapacity, state.bufferedCount >= capacity {
             system.publishDeadLetter(message, to: address, reason: .backoffStashFull)
         } else {
             state.append(message)
         }
     }
 
+    /// The back-off timer of generation `generation` fired (while restarting).
     func backoffElapsed(generation: UInt64) {
-        guard case .restarting = lifecycle, let state = supervision, var pending = state.pending,
-              pending.waitingForBackoff, pending.backoffGeneration == generation else { return }
-        pending.waitingForBackoff = false
-        pending.backoffTimer = nil
-        state.pending = pending
-        tryCompleteRestart()
+        guard case .restarting = lifecycle, let state = supervision else { return }
+        perform(state.restart.backoffElapsed(generation: generation))
     }
 
+    /// A child terminated while restarting.
     func childTerminatedWhileRestarting() {
-        guard let state = supervision, var pending = state.pending, context.children.isEmpty else { return }
-        if pending.waitingForChildren {
-            pending.waitingForChildren = false
-            state.pending = pending
-            if pending.acknowledgesStop {
-                parent?.sendSystem(.restartStepDone(self))
-            }
-        }
-        tryCompleteRestart()
+        guard let state = supervision else { return }
+        perform(state.restart.childTerminated(allChildrenGone: context.children.isEmpty))
     }
 
-    /// Stopping in the middle of a restart: the back-off timer is cancelled.
-    func cancelPendingRestart() {
-        supervision?.pending?.backoffTimer?.dispose()
-        supervision?.pending = nil
+    /// Stopping instead of completing a restart in progress: its back-off timer is cancelled.
+    func abandonRestart() {
+        guard let state = supervision else { return }
+        perform(state.restart.stopped())
     }
 
     /// At termination: what a restart had kept becomes dead letters.
@@ -389,65 +407,32 @@ extension ActorCell {
 
     // MARK: A Supervisor's child
 
-    /// No rule of this `Supervisor` child decided: suspend (messages are kept) and ask the
-    /// supervisor.
+    /// No rule of this `Supervisor` child decided: suspend (messages wait in the mailbox) and ask
+    /// the supervisor.
     private func suspendForSupervisor(_ error: any Error, message: (any Sendable)?, logging: Bool) {
         publishDecision(error, message, .escalate, .supervisor, logging: logging)
-        let state = supervisionState()
-        var pending = PendingRestart(source: .parent)
-        pending.waitingForParent = true
-        lifecycle = .restarting
-        context.cancelAllTimers()
-        if !context.stashed.isEmpty {
-            state.prepend(context.stashed)
-            context.stashed = []
-        }
-        state.pending = pending
+        perform(supervisionState().restart.suspendedForSupervisor())
         parent?.sendSystem(.childFailed(self, error: error))
     }
 
     /// The supervisor restarts this actor: stop half (pre-restart, timers, children), then
-    /// acknowledge once the children are gone — or, `thenStart`, go on with the start half
-    /// and acknowledge only that. A stopping or terminated actor does not answer: its
-    /// supervisor hears of its termination instead.
+    /// acknowledge once the children are gone — or, `thenStart`, go on with the start half and
+    /// acknowledge only that. A stopping or terminated actor does not answer: its supervisor
+    /// hears of its termination instead.
     func restartStopFromParent(thenStart: Bool = false) {
-        let state = supervisionState()
-        var pending: PendingRestart
         switch lifecycle {
-        case .running:
-            pending = .init(source: .parent)
-            lifecycle = .restarting
-        case .restarting:
-            pending = state.pending ?? .init(source: .parent)
-            if case .parent = pending.source {} else {
-                // Its own rule was restarting it (say, after a back-off): the supervisor's
-                // restart replaces that one.
-                pending.backoffTimer?.dispose()
-                pending = .init(source: .parent, waitingForChildren: pending.waitingForChildren, hasStopped: pending.hasStopped)
-            }
+        case .running, .restarting:
+            let state = supervisionState()
+            perform(state.restart.stopOrdered(thenStart: thenStart, hasChildren: !context.children.isEmpty))
         case .new, .stopping, .terminated:
             return
-        }
-        pending.waitingForParent = !thenStart
-        pending.acknowledgesStop = !thenStart
-        if !pending.hasStopped {
-            stopHalfOfRestart(&pending, stopsChildren: true)
-        }
-        state.pending = pending
-        if thenStart {
-            tryCompleteRestart()
-        } else if !pending.waitingForChildren {
-            parent?.sendSystem(.restartStepDone(self))
         }
     }
 
     /// The supervisor restarts this actor: start half (rebuild from the spawn behavior).
     func restartStartFromParent() {
-        guard case .restarting = lifecycle, let state = supervision, var pending = state.pending,
-              case .parent = pending.source else { return }
-        pending.waitingForParent = false
-        state.pending = pending
-        tryCompleteRestart()
+        guard case .restarting = lifecycle, let state = supervision else { return }
+        perform(state.restart.startOrdered())
     }
 
     // MARK: A Supervisor's side

@@ -139,7 +139,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     enum Lifecycle {
         case new
         case running
-        /// Between a failure and the rebuilt state (see `SupervisionState.pending`): user
+        /// Between a failure and the rebuilt state (see `RestartStateMachine`, in `SupervisionState.restart`): user
         /// messages wait in the mailbox (the run parks), or during a back-off are stashed for
         /// the new state.
         case restarting

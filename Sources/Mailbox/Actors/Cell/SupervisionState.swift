@@ -38,10 +38,9 @@ final class SupervisionState<Message: Sendable> {
     /// A one-for-one `Supervisor`'s window: the child restarts itself while it admits.
     let delegatedWindow: SharedRestartWindow?
 
+    /// The restart in progress, if any.
     @exclusivity(unchecked)
-    var pending: PendingRestart?
-    @exclusivity(unchecked)
-    private var backoffGenerations: UInt64 = 0
+    var restart = RestartStateMachine()
     /// Messages taken out of the mailbox while restarting, and the stash of the failed
     /// incarnation: handled first, in order, once the restart completes.
     @exclusivity(unchecked)
@@ -68,11 +67,6 @@ final class SupervisionState<Message: Sendable> {
     }
 
     var bufferedCount: Int { buffer.count - bufferHead }
-
-    func nextBackoffGeneration() -> UInt64 {
-        backoffGenerations += 1
-        return backoffGenerations
-    }
 
     /// Puts `messages` before everything buffered (a failed incarnation's stash).
     func prepend(_ messages: [Message]) {
@@ -120,37 +114,4 @@ final class SupervisionState<Message: Sendable> {
             return nil
         }
     }
-}
-
-// Not nested in the generic state: non-generic types need no metadata look-ups at run time.
-
-/// Where a restart comes from, and therefore what it rebuilds.
-enum RestartSource {
-    /// The actor's rule at this index rebuilds its own behavior.
-    case rule(Int)
-    /// The guardian strategy rebuilds the spawn behavior.
-    case guardian
-    /// The managing `Supervisor` rebuilds the spawn behavior.
-    case parent
-    /// A one-for-one `Supervisor`'s child rebuilds its spawn behavior itself, the restart
-    /// counted in the supervisor's shared window.
-    case delegated
-}
-
-struct PendingRestart {
-    let source: RestartSource
-    /// Children were told to stop; the restart completes when they have terminated.
-    var waitingForChildren = false
-    /// The back-off timer has not fired yet.
-    var waitingForBackoff = false
-    /// A `Supervisor`'s child waits for `restartStart`.
-    var waitingForParent = false
-    /// A `Supervisor`'s child answers `restartStepDone` once its children are gone.
-    var acknowledgesStop = false
-    /// Whether the stop half of the restart (pre-restart, timers, children) has run.
-    var hasStopped = false
-    /// Messages arriving now are stashed up to this bound (back-off), else dead letters.
-    var stashCapacity: Int?
-    var backoffGeneration: UInt64 = 0
-    var backoffTimer: (any Disposable)?
 }
