@@ -10,14 +10,19 @@ public final class ActorContext<Message: Sendable> {
     // A context is used only inside its actor's handlers, while the cell is alive.
     unowned(unsafe) let cell: ActorCell<Message>
 
-    /// The children, in start order.
+    // Every `var` below is touched only inside the actor's mailbox run (checked in DEBUG builds
+    // by `cell.assertInMailboxRun()` in each mutator): one run at a time is what makes them safe.
+
+    /// The children, in start order. Mailbox run only.
     var children = ChildRegistry()
-    /// Actors watching this one.
+    /// Actors watching this one. Mailbox run only.
     var watchers: [ObjectIdentifier: AnyTarget] = [:]
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
+    /// Mailbox run only.
     var watching: [ObjectIdentifier: Watch] = [:]
+    /// Messages set aside by `stash(_:)`, oldest first. Mailbox run only.
     var stashed: [Message] = []
-    /// Message adapters made so far (for their names).
+    /// Message adapters made so far (for their names). Mailbox run only.
     private var adapterCount: Int32 = 0
     /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
     private let stashCapacity: Int32
@@ -29,13 +34,14 @@ public final class ActorContext<Message: Sendable> {
 
     /// The actor's timers; all are cancelled when the actor stops.
     public var timers: TimerScheduler<Message> {
+        cell.assertInMailboxRun()
         if let timerStorage { return timerStorage }
         let timers = TimerScheduler(cell: cell)
         timerStorage = timers
         return timers
     }
 
-    /// Created on first use of `timers`.
+    /// Created on first use of `timers`. Mailbox run only.
     private var timerStorage: TimerScheduler<Message>?
 
     /// Cancels every timer, if any was ever started (without creating the timer scheduler).
@@ -96,6 +102,7 @@ public final class ActorContext<Message: Sendable> {
         delegatedWindow: SharedRestartWindow? = nil,
         runLoop: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
+        cell.assertInMailboxRun()
         guard case .running = cell.lifecycle else {
             // A child spawned while stopping (in post-stop) would outlive its parent unseen.
             throw ActorSystemError.parentNotRunning(address.path)
@@ -138,6 +145,7 @@ public final class ActorContext<Message: Sendable> {
     ///
     /// - Throws: `ActorSystemError` with code `.notAChild` if `child` is not a child of this actor.
     public func stop<Child>(_ child: ActorRef<Child>) throws {
+        cell.assertInMailboxRun()
         guard children.contains(child.target) else {
             throw ActorSystemError.notAChild(child.path, parent: address.path)
         }
@@ -159,6 +167,7 @@ public final class ActorContext<Message: Sendable> {
     }
 
     private func watch(_ ref: AnyTarget, message: Message?) {
+        cell.assertInMailboxRun()
         // Watching an adapter watches its owner, whose `terminated` names the owner.
         let target = ref.watchedTarget
         guard target !== cell else { return }
@@ -170,6 +179,7 @@ public final class ActorContext<Message: Sendable> {
 
     /// Stops watching `ref`; a `terminated` already on its way is discarded.
     public func unwatch<Other>(_ ref: ActorRef<Other>) {
+        cell.assertInMailboxRun()
         let target = ref.target.watchedTarget
         if watching.removeValue(forKey: ObjectIdentifier(target)) != nil {
             target.sendSystem(.unwatch(cell))
@@ -183,6 +193,7 @@ public final class ActorContext<Message: Sendable> {
     /// - Throws: `StashOverflowError` if the stash already holds `Props.stashCapacity`
     ///   messages; thrown from a handler, that is a failure of the actor.
     public func stash(_ message: Message) throws {
+        cell.assertInMailboxRun()
         guard stashed.count < stashCapacity else {
             throw StashOverflowError(actor: address, capacity: Int(stashCapacity))
         }
@@ -200,6 +211,7 @@ public final class ActorContext<Message: Sendable> {
     /// case .open: return context.unstashAll(open())
     /// ```
     public func unstashAll(_ behavior: Behavior<Message>) -> Behavior<Message> {
+        cell.assertInMailboxRun()
         do {
             try cell.becomeFromUnstash(behavior)
         } catch {
@@ -225,6 +237,7 @@ public final class ActorContext<Message: Sendable> {
     /// `transform` (which runs on the sender's thread, so it must be a pure function).
     /// Watching the adapter watches this actor: the watcher's `terminated` names this actor.
     public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Message) -> ActorRef<Other> {
+        cell.assertInMailboxRun()
         adapterCount += 1
         let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
         return ActorRef(AdapterTarget(owner: cell, transform: transform, address: adapterAddress))
@@ -246,6 +259,7 @@ public final class ActorContext<Message: Sendable> {
     }
 
     func releaseAfterTermination() {
+        cell.assertInMailboxRun()
         cancelAllTimers()
         children.removeAll()
         watchers = [:]

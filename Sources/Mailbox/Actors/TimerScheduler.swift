@@ -35,17 +35,20 @@ public final class TimerScheduler<Message: Sendable> {
 
     /// Sends `message` to the actor once, after `delay`.
     public func startSingleTimer(key: TimerKey, message: Message, delay: Duration) {
+        cell.assertInMailboxRun()
         start(key: key, message: message, mode: .single, firstDelay: delay)
     }
 
     /// Sends `message` after `delay`, and again `delay` after each time it is delivered (the
     /// timer re-arms as the message is taken from the mailbox, just before the handler runs).
     public func startTimerWithFixedDelay(key: TimerKey, message: Message, delay: Duration) {
+        cell.assertInMailboxRun()
         start(key: key, message: message, mode: .fixedDelay(delay), firstDelay: delay)
     }
 
     /// Sends `message` every `interval`, whether or not the previous one was handled yet.
     public func startTimerAtFixedRate(key: TimerKey, message: Message, interval: Duration) {
+        cell.assertInMailboxRun()
         precondition(interval > .zero, "a fixed-rate timer needs a positive interval, not \(interval)")
         cancel(key: key)
         generation += 1
@@ -64,11 +67,13 @@ public final class TimerScheduler<Message: Sendable> {
 
     /// Cancels the timer with `key`, if any; its message will not be delivered.
     public func cancel(key: TimerKey) {
+        cell.assertInMailboxRun()
         timers.removeValue(forKey: key)?.cancellation?.dispose()
     }
 
     /// Cancels every timer.
     public func cancelAll() {
+        cell.assertInMailboxRun()
         for timer in timers.values { timer.cancellation?.dispose() }
         timers = [:]
     }

@@ -13,6 +13,10 @@ extension ActorCell {
     ///   from then on another run may terminate it, and its parent may free it.
     @inlinable
     final func runMailbox() -> Bool {
+        #if DEBUG
+        let previousRun = _MailboxRunMarker.enter(self)
+        defer { _MailboxRunMarker.leave(restoring: previousRun) }
+        #endif
         var handled = 0
         if case .terminated = lifecycle {
             handled = drainAfterTermination()
@@ -162,6 +166,7 @@ extension ActorCell {
     /// Switches to `next`, the result of handling a message or event.
     @usableFromInline
     func become(_ next: Behavior<Message>, unhandled message: (any Sendable)?) throws {
+        assertInMailboxRun()
         switch next.kind {
         case .same:
             return
@@ -180,6 +185,7 @@ extension ActorCell {
     }
 
     func install(_ newBehavior: Behavior<Message>) {
+        assertInMailboxRun()
         behavior = newBehavior
         switch newBehavior.kind {
         case let .receive(handler, _):

@@ -7,6 +7,7 @@ extension ActorCell {
     /// Starts stopping: cancel timers, stop children (newest first); terminate once they have
     /// all terminated. With `escalate`, the parent hears of `failure` as `childFailed`.
     func beginStopping(failure: (any Error)?, escalate: Bool = false) {
+        assertInMailboxRun()
         switch lifecycle {
         case .new, .running:
             break
