@@ -44,6 +44,9 @@ public final class ActorContext<Message: Sendable> {
     /// Created on first use of `timers`. Mailbox run only.
     private var timerStorage: TimerScheduler<Message>?
 
+    /// The timer scheduler, if `timers` was ever used (without creating it).
+    var timerSchedulerIfCreated: TimerScheduler<Message>? { timerStorage }
+
     /// Cancels every timer, if any was ever started (without creating the timer scheduler).
     func cancelAllTimers() {
         timerStorage?.cancelAll()

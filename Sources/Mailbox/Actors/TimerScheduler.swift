@@ -3,7 +3,11 @@
 /// Timers run on the actor's `DateScheduler` (virtual time on a `TestScheduler`). Each timer has
 /// a key; starting a timer with a key in use cancels the old one, and a message of a cancelled
 /// timer that is already in the mailbox is discarded, never delivered. All timers are cancelled
-/// when the actor stops.
+/// when the actor stops or restarts.
+///
+/// A timer's message keeps mailbox order: it is queued when the timer fires, behind the messages
+/// already queued, like a message the actor sent itself (Akka's timers behave the same). A
+/// bounded mailbox counts it but never refuses it.
 ///
 /// ```
 ///  fixed delay:  |--delay--|msg delivered|--delay--|msg delivered|--delay--| ...
@@ -26,6 +30,8 @@ public final class TimerScheduler<Message: Sendable> {
     }
 
     private unowned let cell: ActorCell<Message>
+    /// Recognises this actor's timer messages in its mailbox (shared with the timers' threads).
+    let marks = TimerMarks()
     private var timers: [TimerKey: Timer] = [:]
     private var generation: UInt64 = 0
 
@@ -54,8 +60,9 @@ public final class TimerScheduler<Message: Sendable> {
         generation += 1
         let generation = self.generation
         let cell = self.cell
+        let marks = self.marks
         let cancellation = cell.dateScheduler.schedule(after: interval, interval: interval) {
-            cell.tellTimer(key: key, generation: generation, message: message)
+            cell.tellTimer(key: key, generation: generation, message: message, marks: marks)
         }
         timers[key] = Timer(generation: generation, mode: .fixedRate, message: message, cancellation: cancellation)
     }
@@ -87,8 +94,9 @@ public final class TimerScheduler<Message: Sendable> {
 
     private func arm(key: TimerKey, generation: UInt64, message: Message, delay: Duration) {
         let cell = self.cell
+        let marks = self.marks
         let cancellation = cell.dateScheduler.schedule(after: delay) {
-            cell.tellTimer(key: key, generation: generation, message: message)
+            cell.tellTimer(key: key, generation: generation, message: message, marks: marks)
         }
         timers[key]?.cancellation = cancellation
     }

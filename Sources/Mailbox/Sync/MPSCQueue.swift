@@ -279,9 +279,12 @@ struct MPSCQueueTail<Element>: ~Copyable {
     @inlinable
     init() {}
 
-    /// Appends `element`. Lock-free; safe from any thread.
+    /// Appends `element` and returns its position (the count of elements enqueued before it,
+    /// which is the consumer's `headIndex` when it dequeues this one). Lock-free; safe from any
+    /// thread.
     @inlinable
-    func enqueue(_ element: consuming Element) {
+    @discardableResult
+    func enqueue(_ element: consuming Element) -> Int {
         let index = tailIndex.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         var block = tailBlock.load(ordering: .sequentiallyConsistent) ?? publishFirstBlock()
         if index &- block.pointee.start >= block.pointee.capacity {
@@ -290,6 +293,7 @@ struct MPSCQueueTail<Element>: ~Copyable {
         let slot = index &- block.pointee.start
         block.pointee.element(slot).initialize(to: element)
         block.pointee.written(slot).pointee.store(true, ordering: .releasing)
+        return index
     }
 
     // MARK: Slow paths

@@ -33,7 +33,9 @@ extension ActorCell {
                 handled += 1
                 userHandled += 1
                 if capacity != .max { freeRoom() }
-                if case .running = lifecycle {
+                if flags.load(ordering: .relaxed) & Self.timerMessageFlag != 0, !admitsTimerMessage() {
+                    // A message of a timer cancelled or restarted after it fired.
+                } else if case .running = lifecycle {
                     handle(message)
                 } else {
                     handleWhileNotRunning(message)
@@ -127,10 +129,33 @@ extension ActorCell {
         var handled = runSystemMessages()
         while let message = mailboxHead.dequeue(mailboxTail) {
             if capacity != .max { freeRoom() }
-            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            // A timer's message after termination is dropped silently: its timer is gone.
+            if flags.load(ordering: .relaxed) & Self.timerMessageFlag == 0 || takeTimerMark() == nil {
+                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            }
             handled += 1
         }
         return handled
+    }
+
+    /// Called for a message just dequeued while timer messages may be queued: whether to handle
+    /// it. A message that is no timer's is; a timer's message is only while its timer is the
+    /// current one for its key and the actor runs (a restart or stop cancels every timer), and
+    /// then a fixed-delay timer re-arms and a single timer retires (`TimerScheduler.shouldDeliver`).
+    @usableFromInline
+    func admitsTimerMessage() -> Bool {
+        guard let mark = takeTimerMark() else { return true }
+        guard case .running = lifecycle, let timers = context.timerSchedulerIfCreated else { return false }
+        return timers.shouldDeliver(key: mark.key, generation: mark.generation)
+    }
+
+    /// The timer mark of the message just dequeued, if it is a timer's message.
+    func takeTimerMark() -> TimerMarks.Mark? {
+        guard let marks = context.timerSchedulerIfCreated?.marks else { return nil }
+        // `dequeue` has moved past the message: its position is one before the head.
+        return marks.take(at: mailboxHead.headIndex &- 1) {
+            flags.bitwiseAnd(~Self.timerMessageFlag, ordering: .sequentiallyConsistent)
+        }
     }
 
     // MARK: Handling messages

@@ -62,11 +62,21 @@ extension ActorCell {
         }
     }
 
-    /// Delivers a timer's message (from the timer's scheduler thread) as a system message, so
-    /// it is never dropped by a full mailbox and can be discarded if its timer was cancelled.
-    func tellTimer(key: TimerKey, generation: UInt64, message: Message) {
+    /// Delivers a timer's message (from the timer's scheduler thread) into the mailbox, in
+    /// order with the messages already queued, marked so that the run can discard it if its
+    /// timer was cancelled or restarted meanwhile. It is counted against a bounded mailbox's
+    /// capacity but never refused by it (a timer's message is not dropped on arrival; under
+    /// `dropOldest` it ages like any other message).
+    func tellTimer(key: TimerKey, generation: UInt64, message: Message, marks: TimerMarks) {
         if isTerminated() { return }
-        sendSystem(.timer(key: key, generation: generation, message: message))
+        if capacity != .max {
+            userCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        }
+        marks.record(key: key, generation: generation) {
+            flags.bitwiseOr(Self.timerMessageFlag, ordering: .sequentiallyConsistent)
+            return mailboxTail.enqueue(message)
+        }
+        activate()
     }
 
     /// Pushes a system message on the lock-free stack and activates the actor (waking a parked

@@ -83,9 +83,6 @@ extension ActorCell {
             } catch {
                 fail(error, message: nil)
             }
-        case let .timer(key, generation, message):
-            guard case .running = lifecycle, context.timers.shouldDeliver(key: key, generation: generation) else { return }
-            handle(message as! Message)
         case let .childTerminated(child, failure, escalated):
             guard let context else { return }
             context.children.remove(child)

@@ -25,8 +25,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// User messages: the producers' half of the mailbox queue (the consumer's half is
     /// `mailboxHead`, at the end of the object, so that senders and the run do not share cache
     /// lines).
-    /// Timer messages travel as system messages, tagged with their timer's generation, so
-    /// that a cancelled timer's message can be recognised and skipped.
+    /// Timer messages travel here too, in mailbox order; their `TimerMarks` recognise them.
     @usableFromInline
     let mailboxTail = MPSCQueueTail<Message>()
     /// System messages, newest first: a lock-free stack drained (and reversed) by the run.
@@ -78,13 +77,18 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     // word instead of padding to words of their own (16 bytes less per actor).
 
     /// Flags shared with senders, in one byte: `terminatedFlag` (set once, when the actor has
-    /// terminated; senders then dead-letter directly) and `parkedFlag` (see `park()`).
+    /// terminated; senders then dead-letter directly), `parkedFlag` (see `park()`) and
+    /// `timerMessageFlag`.
     @usableFromInline
     let flags = Atomic<UInt8>(0)
     @inlinable
     static var terminatedFlag: UInt8 { 1 }
     @inlinable
     static var parkedFlag: UInt8 { 2 }
+    /// Set (under the actor's `TimerMarks` lock) when a timer message is enqueued; cleared by
+    /// the run once no timer message is left to recognise (see `TimerMarks`).
+    @inlinable
+    static var timerMessageFlag: UInt8 { 4 }
 
     /// Whether the actor has terminated.
     @inlinable

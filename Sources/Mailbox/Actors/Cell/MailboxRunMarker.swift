@@ -44,9 +44,9 @@ enum _MailboxRunMarker {
 }
 
 extension ActorCell {
-    /// DEBUG builds: crashes unless called inside this actor's mailbox run (or before the actor
-    /// was published, while it is being built). Guards the consumer-only state: the behavior,
-    /// the lifecycle, the context's children, watches, stash and timers.
+    /// DEBUG builds: crashes unless called inside this actor's mailbox run. Guards the
+    /// consumer-only state: the behavior, the lifecycle, the context's children, watches, stash
+    /// and timers.
     @inline(__always)
     func assertInMailboxRun(_ function: StaticString = #function) {
         #if DEBUG

@@ -15,8 +15,6 @@ enum SystemMessage {
     /// child's supervision escalated that failure): remove it, and finish stopping or
     /// restarting if this actor was waiting for it.
     case childTerminated(AnyTarget, failure: (any Error)?, escalated: Bool)
-    /// A timer's message (of the actor's message type), if that timer is still current.
-    case timer(key: TimerKey, generation: UInt64, message: any Sendable)
     /// A restart's back-off delay has passed (for the restart with this generation).
     case backoffElapsed(generation: UInt64)
     /// To a `Supervisor`: its child failed and waits, suspended, for a decision.
