@@ -24,6 +24,8 @@ public final class ActorContext<Message: Sendable> {
     var stashed: [Message] = []
     /// Message adapters made so far (for their names). Mailbox run only.
     private var adapterCount: Int32 = 0
+    /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
+    private var usageError: (any Error)?
     /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
     private let stashCapacity: Int32
 
@@ -160,11 +162,19 @@ public final class ActorContext<Message: Sendable> {
     /// Watches `ref`: when it terminates this actor receives `LifecycleEvent.terminated(ref)`
     /// (or `childFailed` if it is a child that failed), exactly once, at once if it has already
     /// terminated. An unhandled `terminated` event fails this actor (a death pact).
+    ///
+    /// Watching again the same way does nothing. Watching an actor already watched with
+    /// `watch(_:with:)` is a usage error (as in Akka): the handler fails, once it returns, with
+    /// `ActorSystemError` code `.conflictingWatch`; `unwatch` first to switch.
     public func watch<Other>(_ ref: ActorRef<Other>) {
         watch(ref.target, message: nil)
     }
 
     /// Watches `ref`, receiving `message` instead of a lifecycle event when it terminates.
+    ///
+    /// Watching again with a message replaces the message. Watching an actor already watched
+    /// with `watch(_:)` is a usage error: the handler fails, once it returns, with
+    /// `ActorSystemError` code `.conflictingWatch`.
     public func watch<Other>(_ ref: ActorRef<Other>, with message: Message) {
         watch(ref.target, message: message)
     }
@@ -175,9 +185,34 @@ public final class ActorContext<Message: Sendable> {
         let target = ref.watchedTarget
         guard target !== cell else { return }
         let id = ObjectIdentifier(target)
-        let isNew = watching[id] == nil
+        if let existing = watching[id] {
+            guard (existing.message == nil) == (message == nil) else {
+                // Akka: a watch is either `watch` or `watchWith`; switching is a usage error.
+                recordUsageError(ActorSystemError.conflictingWatch(
+                    watcher: address.path, target: target.address.path, nowWithMessage: message != nil))
+                return
+            }
+            // The same kind of watch again: kept (with the new message, for `watch(_:with:)`).
+            watching[id] = Watch(target: target, message: message)
+            return
+        }
         watching[id] = Watch(target: target, message: message)
-        if isNew { target.sendSystem(.watch(cell)) }
+        target.sendSystem(.watch(cell))
+    }
+
+    // MARK: Usage errors
+
+    /// A misuse of this context found inside a handler that cannot throw (as `watch`): the
+    /// handler fails with `error` once it returns, as if it had thrown it (the first error wins).
+    func recordUsageError(_ error: any Error) {
+        if usageError == nil { usageError = error }
+        cell.flags.bitwiseOr(ActorCell<Message>.usageErrorFlag, ordering: .relaxed)
+    }
+
+    /// The recorded usage error, cleared.
+    func takeUsageError() -> (any Error)? {
+        defer { usageError = nil }
+        return usageError
     }
 
     /// Stops watching `ref`; a `terminated` already on its way is discarded.

@@ -5,7 +5,7 @@
 public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, without details.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case invalidName, duplicateName, shuttingDown, notAChild, parentNotRunning }
+        private enum Value: Hashable, Sendable { case invalidName, duplicateName, shuttingDown, notAChild, parentNotRunning, conflictingWatch }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -19,6 +19,9 @@ public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConverti
         public static let notAChild = Code(.notAChild)
         /// An actor that is stopping (for example in its post-stop handler) cannot spawn.
         public static let parentNotRunning = Code(.parentNotRunning)
+        /// An actor watched another with `watch(_:)` and `watch(_:with:)` both (a usage error,
+        /// a failure of the watcher).
+        public static let conflictingWatch = Code(.conflictingWatch)
 
         public var description: String { "\(value)" }
     }
@@ -46,5 +49,13 @@ public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConverti
 
     static func notAChild(_ ref: String, parent: String) -> ActorSystemError {
         ActorSystemError(code: .notAChild, description: "\(ref) is not a child of \(parent)")
+    }
+
+    static func conflictingWatch(watcher: String, target: String, nowWithMessage: Bool) -> ActorSystemError {
+        let (before, now) = nowWithMessage ? ("watch(_:)", "watch(_:with:)") : ("watch(_:with:)", "watch(_:)")
+        return ActorSystemError(
+            code: .conflictingWatch,
+            description: "\(watcher) watched \(target) with \(now) after \(before): a watch delivers either the "
+                + "`terminated` event or a message, not both; unwatch first to switch")
     }
 }

@@ -181,11 +181,20 @@ extension ActorCell {
                     preconditionFailure("actor \(address.path) is running with non-canonical or uncached behavior \(behavior)")
                 }
             }
+            if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
             if case .same = next.kind { return }
             try become(next, unhandled: message)
         } catch {
             fail(error, message: message)
         }
+    }
+
+    /// Throws the usage error the handler that just returned recorded (see
+    /// `ActorContext.recordUsageError`), clearing it.
+    @usableFromInline
+    func throwUsageError() throws {
+        flags.bitwiseAnd(~Self.usageErrorFlag, ordering: .relaxed)
+        if let error = context.takeUsageError() { throw error }
     }
 
     /// Switches to `next`, the result of handling a message or event.
@@ -273,6 +282,7 @@ extension ActorCell {
         default:
             return false
         }
+        if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
         if case .unhandled = next.kind { return false }
         try become(next, unhandled: nil)
         return true

@@ -89,6 +89,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// the run once no timer message is left to recognise (see `TimerMarks`).
     @inlinable
     static var timerMessageFlag: UInt8 { 4 }
+    /// Set inside the mailbox run when the handler misused its context (see
+    /// `ActorContext.recordUsageError`): the handler fails once it returns.
+    @inlinable
+    static var usageErrorFlag: UInt8 { 8 }
 
     /// Whether the actor has terminated.
     @inlinable
