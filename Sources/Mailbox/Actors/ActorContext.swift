@@ -20,8 +20,12 @@ public final class ActorContext<Message: Sendable> {
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
     /// Mailbox run only.
     var watching: [ObjectIdentifier: Watch] = [:]
-    /// Messages set aside by `stash(_:)`, oldest first. Mailbox run only.
-    var stashed: [Message] = []
+    /// Messages set aside by `stash(_:)`, oldest first, from `stashHead`. Mailbox run only.
+    private var stashed: [Message] = []
+    /// The oldest stashed message still there. Mailbox run only.
+    private var stashHead: Int32 = 0
+    /// Failures of this actor so far (wrapping). Mailbox run only.
+    private var failureCount: UInt32 = 0
     /// Message adapters made so far (for their names). Mailbox run only.
     private var adapterCount: Int32 = 0
     /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
@@ -226,29 +230,45 @@ public final class ActorContext<Message: Sendable> {
 
     // MARK: Stash
 
-    /// Sets `message` aside until `unstashAll()`.
+    /// Sets `message` aside until `unstashAll(_:)` or `unstash(_:count:)`.
     ///
     /// - Throws: `StashOverflowError` if the stash already holds `Props.stashCapacity`
     ///   messages; thrown from a handler, that is a failure of the actor.
     public func stash(_ message: Message) throws {
         cell.assertInMailboxRun()
-        guard stashed.count < stashCapacity else {
+        guard stashSize < stashCapacity else {
             throw StashOverflowError(actor: address, capacity: Int(stashCapacity))
         }
         stashed.append(message)
     }
 
     /// The number of stashed messages.
-    public var stashSize: Int { stashed.count }
+    public var stashSize: Int { stashed.count - Int(stashHead) }
 
-    /// Switches to `behavior` and hands it every stashed message, in the order stashed (each
-    /// may switch behavior for the next, stash again, or stop the actor; messages after a stop
-    /// become dead letters). Return the result from the handler:
+    /// Whether the stash holds `Props.stashCapacity` messages (a further `stash` throws).
+    public var isStashFull: Bool { stashSize >= stashCapacity }
+
+    /// Switches to `behavior` and hands it the stashed messages, oldest first, one at a time:
+    /// each may switch behavior for the next, stash again, or stop the actor. Return the result
+    /// from the handler:
     ///
     /// ```swift
     /// case .open: return context.unstashAll(open())
     /// ```
+    ///
+    /// As in Akka: messages stashed while unstashing (a handler stashing again) are not replayed
+    /// by this call; if a replayed message fails and supervision resumes the actor, that message
+    /// is gone and the rest stay stashed (`stashSize` shows them) until the next unstash; if the
+    /// actor restarts they are kept for the new state; if it stops they become dead letters.
+    ///
+    /// - Complexity: O(n) in the number of messages replayed.
     public func unstashAll(_ behavior: Behavior<Message>) -> Behavior<Message> {
+        unstash(behavior, count: stashSize)
+    }
+
+    /// Like `unstashAll(_:)`, but replays at most `count` messages, the oldest; the others stay
+    /// stashed.
+    public func unstash(_ behavior: Behavior<Message>, count: Int) -> Behavior<Message> {
         cell.assertInMailboxRun()
         do {
             try cell.becomeFromUnstash(behavior)
@@ -256,17 +276,33 @@ public final class ActorContext<Message: Sendable> {
             cell.fail(error, message: nil)
             return .same
         }
-        let messages = stashed
-        stashed = []
-        for message in messages {
-            guard case .running = cell.lifecycle else {
-                // Restarting: kept for the new state; stopping: dead letters.
-                cell.handleWhileNotRunning(message)
-                continue
+        var remaining = min(max(count, 0), stashSize)
+        let failuresBefore = failureCount
+        while remaining > 0, case .running = cell.lifecycle, failureCount == failuresBefore {
+            remaining -= 1
+            let message = stashed[Int(stashHead)]
+            stashHead += 1
+            if Int(stashHead) == stashed.count {
+                stashed.removeAll(keepingCapacity: true)
+                stashHead = 0
             }
             cell.handle(message)
         }
         return .same
+    }
+
+    /// The stash, oldest first, emptied (a restart keeps it for the new state).
+    func takeStash() -> ArraySlice<Message> {
+        defer {
+            stashed = []
+            stashHead = 0
+        }
+        return stashed[Int(stashHead)...]
+    }
+
+    /// Counts a failure of this actor (so that an unstash stops replaying after one).
+    func noteFailure() {
+        failureCount &+= 1
     }
 
     // MARK: Adapters and async work
@@ -302,6 +338,9 @@ public final class ActorContext<Message: Sendable> {
         children.removeAll()
         watchers = [:]
         watching = [:]
-        stashed = []
+        // Nothing accepted is lost silently: what was still stashed becomes dead letters.
+        for message in takeStash() {
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        }
     }
 }

@@ -72,6 +72,7 @@ extension ActorCell {
     /// any other actor stops.
     @usableFromInline
     func fail(_ error: any Error, message: (any Sendable)?, inSetup: Bool = false) {
+        context.noteFailure()
         guard case .running = lifecycle else {
             system.log("actor \(address.path) failed while not running: \(error)")
             return
@@ -270,9 +271,8 @@ extension ActorCell {
 
     /// The failed incarnation's stash goes before everything kept meanwhile.
     private func keepStashForNewState() {
-        guard !context.stashed.isEmpty else { return }
-        supervisionState().prepend(context.stashed)
-        context.stashed = []
+        guard context.stashSize > 0 else { return }
+        supervisionState().prepend(Array(context.takeStash()))
     }
 
     /// Delivers `preRestart` to the failed state; what its handler returns is ignored (the
