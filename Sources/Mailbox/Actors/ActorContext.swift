@@ -28,6 +28,8 @@ public final class ActorContext<Message: Sendable> {
     private var failureCount: UInt32 = 0
     /// Message adapters made so far (for their names). Mailbox run only.
     private var adapterCount: Int32 = 0
+    /// The message adapters, once one is registered (its entries have their own lock).
+    private var adapterRegistry: MessageAdapters<Message>?
     /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
     private var usageError: (any Error)?
     /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
@@ -308,13 +310,31 @@ public final class ActorContext<Message: Sendable> {
     // MARK: Adapters and async work
 
     /// A ref that accepts `Other` messages and forwards them to this actor converted by
-    /// `transform` (which runs on the sender's thread, so it must be a pure function).
+    /// `transform`, which runs on the sender's thread (keep it a pure function).
+    ///
+    /// As in Akka Typed, there is one adapter per message type: calling this again for the same
+    /// `Other` replaces the function and returns the same ref (whose earlier copies use the new
+    /// function), so calling it in a handler does not grow memory. A message is converted by the
+    /// most recently registered adapter whose type matches it (for class hierarchies, a subtype's
+    /// adapter registered later wins). If `transform` throws, the message counts as delivered and
+    /// this actor fails with the error, supervised like a failure of its handler.
+    ///
     /// Watching the adapter watches this actor: the watcher's `terminated` names this actor.
-    public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Message) -> ActorRef<Other> {
+    public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) throws -> Message) -> ActorRef<Other> {
         cell.assertInMailboxRun()
-        adapterCount += 1
-        let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
-        return ActorRef(AdapterTarget(owner: cell, transform: transform, address: adapterAddress))
+        let adapters: MessageAdapters<Message>
+        if let existing = adapterRegistry {
+            adapters = existing
+        } else {
+            adapters = MessageAdapters()
+            adapterRegistry = adapters
+        }
+        let target = adapters.register(transform) {
+            adapterCount += 1
+            let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
+            return AdapterTarget<Other, Message>(owner: cell, adapters: adapters, address: adapterAddress)
+        }
+        return ActorRef(target)
     }
 
     /// Runs `operation` outside the actor and sends its result, mapped by `map`, to this actor

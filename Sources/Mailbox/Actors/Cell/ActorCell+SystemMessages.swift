@@ -101,6 +101,9 @@ extension ActorCell {
             case .new, .terminated:
                 break
             }
+        case let .adapterFailed(error, message):
+            // Failed as if the handler had thrown for it; a stopping actor logs it.
+            fail(error, message: message)
         case let .backoffElapsed(generation):
             backoffElapsed(generation: generation)
         case let .childFailed(child, error):

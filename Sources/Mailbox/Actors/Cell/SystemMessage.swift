@@ -15,6 +15,8 @@ enum SystemMessage {
     /// child's supervision escalated that failure): remove it, and finish stopping or
     /// restarting if this actor was waiting for it.
     case childTerminated(AnyTarget, failure: (any Error)?, escalated: Bool)
+    /// A message adapter's function threw converting `message`: a failure of this actor.
+    case adapterFailed(any Error, message: any Sendable)
     /// A restart's back-off delay has passed (for the restart with this generation).
     case backoffElapsed(generation: UInt64)
     /// To a `Supervisor`: its child failed and waits, suspended, for a decision.
