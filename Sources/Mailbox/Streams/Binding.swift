@@ -65,12 +65,12 @@ extension BindingTargetProvider {
     /// value, then every change) is handed to the target, until the target's lifetime ends or
     /// `source` terminates.
     ///
-    /// - Returns: A disposable that ends the binding early, or `nil` if the target's lifetime
-    ///   had already ended.
+    /// - Returns: A disposable that ends the binding early. If the target's lifetime had
+    ///   already ended, the binding ends at once (without starting `source`'s producer) and
+    ///   the disposable is already disposed.
     @discardableResult
     public static func <~ <Source: BindingSource>(provider: Self, source: Source) -> (any Disposable)? where Source.Value == Value {
         let bindingTarget = provider.bindingTarget
-        guard !bindingTarget.lifetime.hasEnded else { return nil }
         return source.producer
             .take(during: bindingTarget.lifetime)
             .startWithValues(bindingTarget.action)
@@ -80,7 +80,6 @@ extension BindingTargetProvider {
     @discardableResult
     public static func <~ <Source: BindingSource>(provider: Self, source: Source) -> (any Disposable)? where Value == Source.Value? {
         let bindingTarget = provider.bindingTarget
-        guard !bindingTarget.lifetime.hasEnded else { return nil }
         return source.producer
             .take(during: bindingTarget.lifetime)
             .startWithValues { bindingTarget.action($0) }

@@ -29,7 +29,7 @@ struct BindingAdditionsTests {
         #expect(present?.value == 3)
         #expect(binding != nil)
         let absent: MutableProperty<Int>? = nil
-        #expect((absent <~ signal) == nil)
+        #expect((absent <~ signal)?.isDisposed == true)
         input.send(value: 4)
         #expect(present?.value == 4)
         // An optional target of optional values takes non-optional sources too.
