@@ -36,6 +36,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rs_api_notes  # noqa: E402
 
@@ -132,6 +133,8 @@ TYPE_ALIASES = [
     (r"\b(?:Signal|SignalProducer)<([^<>]*)>\.Event\b", r"Event<\1>"),
     (r"\bSignal<([^<>]*)>\.Observer\b", r"Observer<\1>"),
     (r"\bProducer\b", r"SignalProducer<Value, Error>"),
+    # `S.Iterator.Element` is `S.Element`.
+    (r"\.Iterator\.Element\b", r".Element"),
     (r"\bAction<([^<>]*)>\.Execute\b", r"Execute<\1>"),
 ]
 
@@ -343,6 +346,30 @@ def where_suffix(constraints: list[str | None]) -> str:
 # Matching
 
 
+class Matcher:
+    """Finds a ReactiveSwift declaration among one module's declarations."""
+
+    def __init__(self, decls: list[Decl]):
+        self.strict = {d.strict for d in decls}
+        self.loose = {d.loose for d in decls}
+        # Signature without constraints → constraint sets: a declaration with fewer
+        # constraints is more general and serves every call of a more constrained one.
+        self.general = collections.defaultdict(list)
+        for d in decls:
+            head, constraints = split_where(d.loose)
+            self.general[head].append(constraints)
+
+    def status(self, decl: Decl) -> str | None:
+        if decl.strict in self.strict:
+            return "present"
+        if decl.loose in self.loose:
+            return "present (Swift 6)"
+        head, constraints = split_where(decl.loose)
+        if any(c <= constraints for c in self.general.get(head, [])):
+            return "present (more general)"
+        return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reactiveswift", required=True, help="directory of ReactiveSwift's symbol graphs")
@@ -364,23 +391,12 @@ def main() -> int:
             print("MB", d.loose)
         return 0
 
-    mb_strict = {d.strict for d in mb}
-    mb_loose = {d.loose for d in mb}
-    # Signature → constraint sets, for "Mailbox's overload is more general".
-    mb_general = collections.defaultdict(list)
-    for d in mb:
-        head, constraints = split_where(d.loose)
-        mb_general[head].append(constraints)
-
-    def more_general(decl: Decl) -> bool:
-        head, constraints = split_where(decl.loose)
-        return any(c <= constraints for c in mb_general.get(head, []))
+    match = Matcher(mb)
+    base_match = Matcher(base) if base is not None else None
     mb_paths = collections.defaultdict(list)
     for d in mb:
         mb_paths[d.path].append(d)
     mb_types = {d.path for d in mb if d.kind.startswith("swift.") and d.strict.startswith("type ")}
-    base_loose = {d.loose for d in base} if base is not None else None
-    base_paths = {d.path for d in base} if base is not None else None
 
     notes = rs_api_notes.NOTES
     used_notes = set()
@@ -404,38 +420,32 @@ def main() -> int:
         if (d.path, d.loose) in seen:
             continue
         seen.add((d.path, d.loose))
-        row = {"decl": d, "status": None, "note": "", "mailbox": []}
+        row = {"decl": d, "status": None, "note": ""}
         note = find_note(d)
         owner_missing = d.owner and d.owner not in mb_types and d.synthesized
-        if d.strict in mb_strict or d.loose in mb_loose or more_general(d):
-            if d.strict in mb_strict:
-                status = "present"
-            elif d.loose in mb_loose:
-                status = "present (Swift 6)"
-            else:
-                status = "present (Swift 6)"
-                row["note"] = "Mailbox's overload is more general (fewer constraints) and covers this one."
-            if base_loose is not None and d.loose not in base_loose:
-                status = "added"
+        status = match.status(d)
+        if status:
+            if base_match is not None and base_match.status(d) is None:
+                status = status.replace("present", "added")
             row["status"] = status
-            if note and note.get("status") != "extra":
+            if note:
                 problems.append(f"stale note (the symbol matches now): {note['symbol']}")
-            if note and note.get("status") == "extra":
-                row["note"] = (row["note"] + " " + note["reason"]).strip()
         elif note:
             row["status"] = note["status"]
             row["note"] = note["reason"]
-            row["mailbox"] = [m.raw for m in mb_paths.get(d.path, [])]
-            if note["status"] in ("compatible", "added (compatible)") and base_paths is not None:
-                if note["status"] == "compatible" and not any(m.path == d.path for m in mb):
-                    problems.append(f"note says compatible but Mailbox has no {d.path}")
+            if note["status"] == "compatible":
+                provided_by = note.get("mailbox", d.path)
+                if provided_by not in mb_paths:
+                    problems.append(f"note says compatible, but Mailbox has no {provided_by}")
         elif owner_missing:
             row["status"] = "not provided"
             row["note"] = f"`{d.owner}` is not provided"
         else:
-            row["status"] = None
-            row["mailbox"] = [m.raw for m in mb_paths.get(d.path, [])]
-            problems.append(f"no status: {d.loose}" + (f"\n    Mailbox has: {row['mailbox']}" if row["mailbox"] else ""))
+            mailbox = [m.raw for m in mb_paths.get(d.path, [])]
+            problems.append(f"no status: {d.loose}" + (f"\n    Mailbox has: {mailbox}" if mailbox else ""))
+        if d.deprecated and row["status"] is not None:
+            message = f": {d.deprecation_message}" if d.deprecation_message else ""
+            row["note"] = (f"Deprecated in ReactiveSwift{message}. " + row["note"]).strip()
         rows.append(row)
 
     for index, note in enumerate(notes):
@@ -502,8 +512,11 @@ def write_table(path: str, rows: list[dict], unavailable: list[dict], baseline_n
     out.append("- **present (Swift 6)** — the same signature once `@Sendable` closures and `Sendable`")
     out.append("  requirements are set aside: the documented Swift 6 differences")
     out.append("  ([StreamContracts.md](StreamContracts.md#swift-6-differences-from-reactiveswift)).")
+    out.append("- **present (more general)** — Mailbox's overload has fewer constraints and covers")
+    out.append("  this one (ReactiveSwift adds constrained copies, e.g. for `Never`, that Mailbox needs not).")
     if baseline_name:
-        out.append(f"- **added** — present, and new since `{baseline_name}` (issue #11).")
+        out.append(f"- **added**, **added (Swift 6)**, **added (more general)** — as the three above, and new")
+        out.append(f"  since `{baseline_name}` (issue #11).")
     out.append("- **compatible** — Mailbox's declaration differs, but ReactiveSwift's call sites compile")
     out.append("  and behave the same; the note says how.")
     out.append("- **missing** — not in Mailbox and not explained yet: the script fails while any is left.")
@@ -542,11 +555,11 @@ def write_table(path: str, rows: list[dict], unavailable: list[dict], baseline_n
 
     out.append("## Unavailable in ReactiveSwift (`Deprecations+Removals.swift`)\n")
     out.append("Declared `@available(*, unavailable)` in ReactiveSwift itself (so absent from its symbol")
-    out.append("graph); no code can call them, and Mailbox does not declare them.\n")
+    out.append("graph); no code can call them.\n")
     out.append("| ReactiveSwift declaration | Status | Note |")
     out.append("|---|---|---|")
     for u in unavailable:
-        out.append(f"| `{cell(u['declaration'])}` | not provided | {cell(u['reason'])} |")
+        out.append(f"| `{cell(u['declaration'])}` | {u['status']} | {cell(u['reason'])} |")
     out.append("")
     with open(path, "w") as f:
         f.write("\n".join(out))
