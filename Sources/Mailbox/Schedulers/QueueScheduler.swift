@@ -53,6 +53,13 @@ public final class QueueScheduler: DateScheduler {
         self.init(internalQueue: DispatchQueue(label: name, qos: qos, target: targetQueue))
     }
 
+    /// Creates a scheduler on a new serial queue named `name` that targets `queue`
+    /// (ReactiveSwift's older initialiser; `init(qos:name:targeting:)` says the same with the
+    /// quality of service too).
+    public convenience init(queue: DispatchQueue, name: String = "Mailbox.QueueScheduler") {
+        self.init(internalQueue: DispatchQueue(label: name, target: queue))
+    }
+
     /// Wraps an existing queue, which must be serial for the one-at-a-time guarantee to hold.
     init(internalQueue: DispatchQueue) {
         queue = internalQueue

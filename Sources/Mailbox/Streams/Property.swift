@@ -7,6 +7,7 @@
 ///
 /// Thread-safety: every member may be used from any thread. `Sendable` whatever `Value` is,
 /// like `Signal`.
+@propertyWrapper
 public final class Property<Value>: PropertyProtocol {
     private let getValue: @Sendable () -> Value
     private let makeProducer: @Sendable () -> SignalProducer<Value, Never>
@@ -112,6 +113,15 @@ public final class Property<Value>: PropertyProtocol {
         disposable?.dispose()
         box?.complete()
     }
+
+    // `@Property` (ReactiveSwift's property wrapper). In the class body: the compiler does not
+    // find a wrapper's `wrappedValue` in an extension.
+
+    /// The value, for `@Property` (read-only: see `value`).
+    public var wrappedValue: Value { value }
+
+    /// The property itself, as `$name` of a `@Property var name`.
+    public var projectedValue: Property<Value> { self }
 }
 
 // Every stored property is immutable; the box (locks inside) and the captured source
