@@ -18,7 +18,9 @@ public final class ActorContext<Message: Sendable> {
     var watching: [ObjectIdentifier: Watch] = [:]
     var stashed: [Message] = []
     /// Message adapters made so far (for their names).
-    private var adapterCount: Int32 = 0
+    /// Wraps around instead of trapping after 2³² adapters (names may then repeat; an
+    /// adapter's name is only its address's last component).
+    private var adapterCount: UInt32 = 0
     /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
     private let stashCapacity: Int32
 
@@ -73,7 +75,9 @@ public final class ActorContext<Message: Sendable> {
     /// Spawns a child actor named `name`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` or `.duplicateName` (naming the
-    ///   problem and the parent), or `.parentNotRunning` if this actor is stopping.
+    ///   problem and the parent), `.parentNotRunning` if this actor is stopping,
+    ///   `.invalidBehavior` or `.invalidProps` as `ActorSystem.spawn(_:name:props:)` explains.
+    ///   Thrown from a handler, that is a failure of this actor.
     @inlinable
     @discardableResult
     public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
@@ -104,6 +108,7 @@ public final class ActorContext<Message: Sendable> {
         guard !children.isNameTaken(name) else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
+        try ActorCell<Child>.checkSpawnable(behavior, props: props, path: "\(address.path)/\(name)")
         // No shutdown check here: a child spawned while the system shuts down is stopped with
         // its parent, children first, like every other child.
         let child = ActorCell(
@@ -225,7 +230,7 @@ public final class ActorContext<Message: Sendable> {
     /// `transform` (which runs on the sender's thread, so it must be a pure function).
     /// Watching the adapter watches this actor: the watcher's `terminated` names this actor.
     public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Message) -> ActorRef<Other> {
-        adapterCount += 1
+        adapterCount &+= 1
         let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
         return ActorRef(AdapterTarget(owner: cell, transform: transform, address: adapterAddress))
     }

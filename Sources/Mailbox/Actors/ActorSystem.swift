@@ -123,7 +123,11 @@ public final class ActorSystem: Sendable {
     /// Spawns a top-level actor at `/user/<name>`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` (saying which character or rule),
-    ///   `.duplicateName` (a live top-level actor has that name), or `.shuttingDown`.
+    ///   `.duplicateName` (a live top-level actor has that name), `.shuttingDown`,
+    ///   `.invalidBehavior` (`behavior` is `.same` or `.unhandled`, which only a handler may
+    ///   return) or `.invalidProps` (a bounded mailbox whose capacity is not positive). Problems
+    ///   that show only when the actor starts (a `setup` that throws, or returns `.same`) are
+    ///   failures of the new actor, handled by its supervision; they never crash the process.
     ///
     /// Call it with a concrete message type where you can: the actor's mailbox run is then
     /// compiled specialised for that type in your module.
@@ -134,6 +138,8 @@ public final class ActorSystem: Sendable {
     }
 
     /// Spawns a top-level actor with a generated name (`/user/$a1`, …).
+    ///
+    /// - Throws: As `spawn(_:name:props:)`, except for the name codes.
     @inlinable
     @discardableResult
     public func spawnAnonymous<Message: Sendable>(_ behavior: sending Behavior<Message>, props: Props = Props()) throws -> ActorRef<Message> {
@@ -149,6 +155,7 @@ public final class ActorSystem: Sendable {
     ) throws -> ActorRef<Message> {
         let name = try self.resolveName(name, parent: guardian.address.path)
         guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
+        try ActorCell<Message>.checkSpawnable(behavior, props: props, path: "\(guardian.address.path)/\(name)")
         let cell = ActorCell(
             system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
             parent: guardian, behavior: behavior, props: props, runLoop: runLoop)

@@ -83,9 +83,14 @@ extension ActorCell {
             } catch {
                 fail(error, message: nil)
             }
+        case let .failure(error):
+            guard case .running = lifecycle else { return }
+            fail(error, message: nil)
         case let .timer(key, generation, message):
-            guard case .running = lifecycle, context.timers.shouldDeliver(key: key, generation: generation) else { return }
-            handle(message as! Message)
+            // Always a `Message` (`tellTimer` is typed); a cast that cannot trap all the same.
+            guard case .running = lifecycle, let message = message as? Message,
+                  context.timers.shouldDeliver(key: key, generation: generation) else { return }
+            handle(message)
         case let .childTerminated(child, failure, escalated):
             guard let context else { return }
             context.children.remove(child)

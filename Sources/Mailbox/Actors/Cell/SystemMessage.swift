@@ -15,6 +15,10 @@ enum SystemMessage {
     /// child's supervision escalated that failure): remove it, and finish stopping or
     /// restarting if this actor was waiting for it.
     case childTerminated(AnyTarget, failure: (any Error)?, escalated: Bool)
+    /// A failure found while a handler ran but not thrown by it (an API misused inside the
+    /// handler that cannot throw, such as a timer without a positive interval): the actor
+    /// fails with it once the handler has returned, if it is still running then.
+    case failure(any Error)
     /// A timer's message (of the actor's message type), if that timer is still current.
     case timer(key: TimerKey, generation: UInt64, message: any Sendable)
     /// A restart's back-off delay has passed (for the restart with this generation).
