@@ -208,11 +208,17 @@ struct ContainmentTests {
 
     // MARK: Timers
 
-    /// A repeating timer without a positive interval would fire without end at one instant
-    /// (`advance` would never return). It is refused: the actor fails after the handler
-    /// returns, and the virtual clock moves on.
-    @Test(arguments: ["fixed rate", "fixed delay"])
-    func repeatingTimerWithoutAPositiveInterval_failsTheActor_andTimeMovesOn(_ mode: String) throws {
+    /// A repeating timer without a positive interval (in whole nanoseconds, the schedulers'
+    /// resolution) would fire without end at one instant (`advance` would never return). It
+    /// is refused: the actor fails after the handler returns, and the virtual clock moves on.
+    @Test(arguments: [
+        ("fixed rate", Duration.zero), ("fixed delay", .seconds(-1)),
+        // Half a nanosecond: positive, but zero to the schedulers (the fixed-rate timer trapped
+        // in the scheduler's own precondition).
+        ("fixed rate", Duration(secondsComponent: 0, attosecondsComponent: 500_000_000)),
+        ("fixed delay", Duration(secondsComponent: 0, attosecondsComponent: 500_000_000)),
+    ])
+    func repeatingTimerWithoutAPositiveInterval_failsTheActor_andTimeMovesOn(_ mode: String, _ interval: Duration) throws {
         let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
         let other = try system.spawn(bystander(), name: "other")
@@ -221,9 +227,9 @@ struct ContainmentTests {
             handled.record("\(message)")
             if case .fail = message {
                 if mode == "fixed rate" {
-                    context.timers.startTimerAtFixedRate(key: "t", message: .tick, interval: .zero)
+                    context.timers.startTimerAtFixedRate(key: "t", message: .tick, interval: interval)
                 } else {
-                    context.timers.startTimerWithFixedDelay(key: "t", message: .tick, delay: .seconds(-1))
+                    context.timers.startTimerWithFixedDelay(key: "t", message: .tick, delay: interval)
                 }
                 handled.record("handler went on")
                 #expect(!context.timers.isTimerActive(key: "t"))
