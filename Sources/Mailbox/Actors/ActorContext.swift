@@ -26,8 +26,10 @@ public final class ActorContext<Message: Sendable> {
     private var stashHead: Int32 = 0
     /// Failures of this actor so far (wrapping). Mailbox run only.
     private var failureCount: UInt32 = 0
-    /// Message adapters made so far (for their names). Mailbox run only.
-    private var adapterCount: Int32 = 0
+    /// Message adapters made so far (for their names). Mailbox run only. Wraps around instead
+    /// of trapping after 2³² adapters (names may then repeat; a name is only an address's last
+    /// component).
+    private var adapterCount: UInt32 = 0
     /// The message adapters, once one is registered (its entries have their own lock).
     private var adapterRegistry: MessageAdapters<Message>?
     /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
@@ -90,7 +92,9 @@ public final class ActorContext<Message: Sendable> {
     /// Spawns a child actor named `name`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` or `.duplicateName` (naming the
-    ///   problem and the parent), or `.parentNotRunning` if this actor is stopping.
+    ///   problem and the parent), `.parentNotRunning` if this actor is stopping,
+    ///   `.invalidBehavior` or `.invalidProps` as `ActorSystem.spawn(_:name:props:)` explains.
+    ///   Thrown from a handler, that is a failure of this actor.
     @inlinable
     @discardableResult
     public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
@@ -122,6 +126,7 @@ public final class ActorContext<Message: Sendable> {
         guard !children.isNameTaken(name) else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
+        try ActorCell<Child>.checkSpawnable(behavior, props: props, path: "\(address.path)/\(name)")
         // No shutdown check here: a child spawned while the system shuts down is stopped with
         // its parent, children first, like every other child.
         let child = ActorCell(
@@ -330,7 +335,7 @@ public final class ActorContext<Message: Sendable> {
             adapterRegistry = adapters
         }
         let target = adapters.register(transform) {
-            adapterCount += 1
+            adapterCount &+= 1
             let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
             return AdapterTarget<Other, Message>(owner: cell, adapters: adapters, address: adapterAddress)
         }

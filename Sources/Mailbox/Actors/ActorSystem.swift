@@ -85,6 +85,10 @@ public final class ActorSystem: Sendable {
     private let shuttingDown = Atomic<Bool>(false)
     let eventBus = EventBus<ActorSystemEvent>()
     private let deadLetterCounter = Atomic<Int>(0)
+    /// `deadLetterCounter` when the shutdown began, for the report; -1 before.
+    private let deadLettersAtShutdown = Atomic<Int>(-1)
+    /// Asks that have not completed; `shutdown()` fails them.
+    let pendingAsks = PendingAsks()
     private let droppedCounter = Atomic<Int>(0)
     /// SplitMix64 state for back-off jitter, when `configuration.randomSeed` is set.
     private let randomState: Atomic<UInt64>
@@ -120,7 +124,11 @@ public final class ActorSystem: Sendable {
     /// Spawns a top-level actor at `/user/<name>`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` (saying which character or rule),
-    ///   `.duplicateName` (a live top-level actor has that name), or `.shuttingDown`.
+    ///   `.duplicateName` (a live top-level actor has that name), `.shuttingDown`,
+    ///   `.invalidBehavior` (`behavior` is `.same` or `.unhandled`, which only a handler may
+    ///   return) or `.invalidProps` (a bounded mailbox whose capacity is not positive). Problems
+    ///   that show only when the actor starts (a `setup` that throws, or returns `.same`) are
+    ///   failures of the new actor, handled by its supervision; they never crash the process.
     ///
     /// Call it with a concrete message type where you can: the actor's mailbox run is then
     /// compiled specialised for that type in your module.
@@ -131,6 +139,8 @@ public final class ActorSystem: Sendable {
     }
 
     /// Spawns a top-level actor with a generated name (`/user/$a1`, …).
+    ///
+    /// - Throws: As `spawn(_:name:props:)`, except for the name codes.
     @inlinable
     @discardableResult
     public func spawnAnonymous<Message: Sendable>(_ behavior: sending Behavior<Message>, props: Props = Props()) throws -> ActorRef<Message> {
@@ -146,6 +156,7 @@ public final class ActorSystem: Sendable {
     ) throws -> ActorRef<Message> {
         let name = try self.resolveName(name, parent: guardian.address.path)
         guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
+        try ActorCell<Message>.checkSpawnable(behavior, props: props, path: "\(guardian.address.path)/\(name)")
         let cell = ActorCell(
             system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
             parent: guardian, behavior: behavior, props: props, runLoop: runLoop)
@@ -249,17 +260,33 @@ public final class ActorSystem: Sendable {
 
     // MARK: Shutdown
 
-    /// What `shutdown()` found.
+    /// What `shutdown()` found, and what it dropped.
     public struct ShutdownReport: Sendable, CustomStringConvertible {
         /// Top-level actors (with their subtrees) that had not terminated when the time-out
         /// expired. Empty after a clean shutdown.
         public let actorsNotStopped: [ActorAddress]
 
+        /// Messages that became dead letters from the start of the shutdown to its end: those
+        /// still queued in the mailboxes of the actors that stopped, those sent to them
+        /// meanwhile (including back-pressured sends that were waiting for room, which throw),
+        /// and anything else dead-lettered in that time. (`ActorSystem.deadLetterCount` keeps
+        /// counting afterwards.)
+        public let deadLetters: Int
+
+        /// Asks that were still waiting for a reply once the actors had stopped: each failed
+        /// with `AskError` code `.systemShutDown`, so no awaiting task hangs.
+        public let asksFailed: Int
+
         /// Whether every actor stopped in time.
         public var isClean: Bool { actorsNotStopped.isEmpty }
 
         public var description: String {
-            isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+            var text = isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+            var dropped: [String] = []
+            if deadLetters > 0 { dropped.append(deadLetters == 1 ? "1 dead letter" : "\(deadLetters) dead letters") }
+            if asksFailed > 0 { dropped.append(asksFailed == 1 ? "1 ask failed" : "\(asksFailed) asks failed") }
+            if !dropped.isEmpty { text += "; " + dropped.joined(separator: ", ") }
+            return text
         }
     }
 
@@ -268,6 +295,7 @@ public final class ActorSystem: Sendable {
     /// advance the scheduler, then `await shutdown()`.
     public func beginShutdown() {
         guard !shuttingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        deadLettersAtShutdown.store(deadLetterCounter.load(ordering: .relaxed), ordering: .relaxed)
         // Newest first, as a stopping actor stops its children.
         for child in guardian.closeForShutdown().reversed() {
             child.sendSystem(.stop)
@@ -275,14 +303,29 @@ public final class ActorSystem: Sendable {
     }
 
     /// Stops every actor gracefully and waits for them: children stop before parents, each
-    /// actor's post-stop handler runs, queued messages become dead letters. Then the system's
-    /// pool threads exit. Idempotent.
+    /// actor's post-stop handler runs, queued messages become dead letters. Then every ask
+    /// still waiting fails (`AskError` code `.systemShutDown`), the system's pool threads
+    /// finish what they run and exit (joined), and event observers are removed. Idempotent:
+    /// a later call reports what is left (nothing more is dropped).
     ///
     /// Call it before dropping the last reference to a system: a system never shut down keeps
     /// its pool threads (and every live actor) forever.
     ///
+    /// ```
+    ///  beginShutdown ── stop top-level actors (children first) ── all terminated ──┐
+    ///                   queued messages → dead letters               or time-out ──┤
+    ///                   back-pressured senders throw                                ▼
+    ///                                          fail pending asks ── join pool threads ── report
+    /// ```
+    ///
+    /// Thread-safety: call from any task, but not from inside an actor's handler on the
+    /// system's pool (the pool cannot join the thread that waits for it; a handler cannot
+    /// `await` anyway).
+    ///
     /// - Parameter timeout: How long to wait for actors to stop (wall-clock time); actors still
     ///   running then are listed in the report and their queued work is abandoned.
+    /// - Returns: The actors that did not stop in time, and counts of what was dropped: dead
+    ///   letters and failed asks.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) async -> ShutdownReport {
         beginShutdown()
@@ -291,8 +334,13 @@ public final class ActorSystem: Sendable {
         if !remaining.isEmpty {
             log("shutdown timed out after \(timeout); still running: \(remaining.map(\.path))")
         }
+        // No actor is left to answer (and a shut-down pool would drop the time-outs' timers).
+        let asksFailed = pendingAsks.close(system: name)
         pool?.shutdown()
+        // Counted once the pool's threads have finished their last runs (an actor drains its
+        // mailbox into dead letters in the run that terminates it).
+        let deadLetters = deadLetterCounter.load(ordering: .relaxed) - deadLettersAtShutdown.load(ordering: .relaxed)
         eventBus.close()
-        return ShutdownReport(actorsNotStopped: remaining)
+        return ShutdownReport(actorsNotStopped: remaining, deadLetters: deadLetters, asksFailed: asksFailed)
     }
 }

@@ -5,7 +5,7 @@
 public struct AskError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, without details.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case timedOut, notDelivered }
+        private enum Value: Hashable, Sendable { case timedOut, notDelivered, invalidTimeout, systemShutDown }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -13,6 +13,12 @@ public struct AskError: Error, Sendable, CustomStringConvertible {
         public static let timedOut = Code(.timedOut)
         /// The question was not delivered (the target had terminated, or its mailbox was full).
         public static let notDelivered = Code(.notDelivered)
+        /// The time-out was zero or negative: no answer could ever be awaited, so the question
+        /// was not sent (nothing was asked, no work was done for it).
+        public static let invalidTimeout = Code(.invalidTimeout)
+        /// The actor system shut down before a reply came: `shutdown()` fails every ask still
+        /// waiting once the actors have stopped, and an ask started after it fails at once.
+        public static let systemShutDown = Code(.systemShutDown)
 
         public var description: String { "\(value)" }
     }
@@ -32,6 +38,17 @@ public struct AskError: Error, Sendable, CustomStringConvertible {
         if code == .timedOut {
             return "ask to \(target.path) with \(messageType) timed out after \(timeout)"
         }
+        if code == .systemShutDown {
+            return "ask to \(target.path) with \(messageType) failed: the actor system shut down before a reply came"
+        }
+        if code == .invalidTimeout {
+            return "ask to \(target.path) with \(messageType) not sent: its time-out (\(timeout)) must be positive"
+        }
         return "ask to \(target.path) with \(messageType) was not delivered: \(deliveryFailure.map { "\($0)" } ?? "unknown reason")"
+    }
+
+    /// The error for an ask whose time-out cannot be honoured (not positive).
+    static func invalidTimeout(target: ActorAddress, messageType: String, timeout: Duration) -> AskError {
+        AskError(code: .invalidTimeout, target: target, messageType: messageType, timeout: timeout, deliveryFailure: nil)
     }
 }

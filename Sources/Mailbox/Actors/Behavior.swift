@@ -124,15 +124,25 @@ public struct Behavior<Message: Sendable> {
     /// This behavior, with `handler` for lifecycle events (`postStop`, `terminated`,
     /// `childFailed`, `preRestart`). Return `.same` when handled, `.unhandled` otherwise.
     ///
-    /// - Precondition: `self` was made with `receive`, `receiveMessage` or `receiveLifecycle`.
+    /// Applies to behaviors made with `receive`, `receiveMessage` or `receiveLifecycle`; on a
+    /// `setup`, to the behavior the `setup` returns.
+    ///
+    /// Failure modes: on any other behavior there is nothing to attach the handler to, and the
+    /// actor that starts with (or switches to) the result fails with an `ActorSystemError` of
+    /// code `.invalidBehavior`, handled by its supervision — never a crash of the process.
     public func receiveLifecycle(_ handler: @escaping (ActorContext<Message>, LifecycleEvent) throws -> Behavior<Message>) -> Behavior {
         switch kind {
         case let .receive(receive, _):
             return Behavior(.receive(receive, lifecycle: handler))
         case let .receiveMessage(receive, _):
             return Behavior(.receiveMessage(receive, lifecycle: handler))
+        case let .setup(factory):
+            return Behavior(.setup { context in try factory(context).receiveLifecycle(handler) })
         default:
-            preconditionFailure("receiveLifecycle(_:) applies to a receive behavior, not \(self)")
+            let problem = "receiveLifecycle(_:) applies to a receive behavior, not \(self)"
+            return Behavior(.setup { context in
+                throw ActorSystemError.invalidBehavior("\(context.address.path): \(problem)")
+            })
         }
     }
 }

@@ -47,15 +47,31 @@ public final class TimerScheduler<Message: Sendable> {
 
     /// Sends `message` after `delay`, and again `delay` after each time it is delivered (the
     /// timer re-arms as the message is taken from the mailbox, just before the handler runs).
+    ///
+    /// Failure modes: a `delay` under one nanosecond (the schedulers' resolution; zero or
+    /// negative included) would deliver without end at one instant (on a `TestScheduler`,
+    /// `advance` would never return). The timer is then not started (one with the same key is
+    /// still cancelled) and the actor fails with an `ActorSystemError` of code `.invalidTimer`
+    /// once the current handler returns, handled by its supervision like a thrown error.
     public func startTimerWithFixedDelay(key: TimerKey, message: Message, delay: Duration) {
         cell.assertInMailboxRun()
+        guard delay >= Self.resolution else {
+            refuse(key: key, "a fixed-delay timer needs a positive delay, not \(delay)")
+            return
+        }
         start(key: key, message: message, mode: .fixedDelay(delay), firstDelay: delay)
     }
 
     /// Sends `message` every `interval`, whether or not the previous one was handled yet.
+    ///
+    /// Failure modes: an `interval` under one nanosecond is refused as in
+    /// `startTimerWithFixedDelay(key:message:delay:)`: the actor fails with `.invalidTimer`.
     public func startTimerAtFixedRate(key: TimerKey, message: Message, interval: Duration) {
         cell.assertInMailboxRun()
-        precondition(interval > .zero, "a fixed-rate timer needs a positive interval, not \(interval)")
+        guard interval >= Self.resolution else {
+            refuse(key: key, "a fixed-rate timer needs a positive interval, not \(interval)")
+            return
+        }
         cancel(key: key)
         generation += 1
         let generation = self.generation
@@ -83,6 +99,17 @@ public final class TimerScheduler<Message: Sendable> {
         cell.assertInMailboxRun()
         for timer in timers.values { timer.cancellation?.dispose() }
         timers = [:]
+    }
+
+    /// The shortest repeating interval: the schedulers count time in whole nanoseconds, so a
+    /// shorter one is zero to them (and a repeating action with a zero interval never ends).
+    static var resolution: Duration { .nanoseconds(1) }
+
+    /// A timer that cannot run: cancel the key's timer and fail the actor once the handler
+    /// returns (the handler cannot be made to throw from here).
+    private func refuse(key: TimerKey, _ problem: String) {
+        cancel(key: key)
+        cell.sendSystem(.failure(ActorSystemError.invalidTimer("timer \(key): \(problem)", actor: cell.address.path)))
     }
 
     private func start(key: TimerKey, message: Message, mode: Mode, firstDelay: Duration) {

@@ -146,8 +146,11 @@ extension DispatchWallTime {
     ///
     /// Dispatch reads a wall time at or before the Unix epoch (such as `Date.distantPast`) as
     /// `DISPATCH_TIME_FOREVER`, so such a deadline would never fire: past dates are clamped.
+    /// Dates beyond `latestSeconds` (about the year 2116; say an ask with a time-out of
+    /// `.seconds(Int64.max)`) are clamped to it: their seconds would not fit an `Int` (a trap)
+    /// or their nanoseconds Dispatch's 64-bit clock.
     init(_ date: Date) {
-        let seconds = date.timeIntervalSince1970
+        let seconds = min(date.timeIntervalSince1970, Self.latestSeconds)
         guard seconds > Date().timeIntervalSince1970 else {
             self = .now()
             return
@@ -155,6 +158,10 @@ extension DispatchWallTime {
         let whole = seconds.rounded(.down)
         self.init(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
     }
+
+    /// The latest wall time a deadline is set to: its nanoseconds since the epoch fit in half
+    /// of `Int64`'s range.
+    static var latestSeconds: Double { Double(Int64.max / 2 / 1_000_000_000) }
 }
 
 extension DispatchQueue {

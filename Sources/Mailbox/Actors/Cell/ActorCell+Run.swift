@@ -178,7 +178,10 @@ extension ActorCell {
                 case .ignore:
                     return
                 case .receive, .receiveMessage, .same, .unhandled, .stopped, .setup, .supervised:
-                    preconditionFailure("actor \(address.path) is running with non-canonical or uncached behavior \(behavior)")
+                    // Unreachable (`become` installs only canonical behaviors and caches their
+                    // handlers); should it ever happen, it is this actor's failure, not the
+                    // process's.
+                    throw nonCanonicalBehavior()
                 }
             }
             if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
@@ -197,6 +200,13 @@ extension ActorCell {
         if let error = context.takeUsageError() { throw error }
     }
 
+    /// The failure for a behavior `handle` cannot run (out of line: off the hot path).
+    @usableFromInline
+    @inline(never)
+    func nonCanonicalBehavior() -> ActorSystemError {
+        .invalidBehavior("\(address.path) is running with the non-canonical behavior \(behavior)")
+    }
+
     /// Switches to `next`, the result of handling a message or event.
     @usableFromInline
     func become(_ next: Behavior<Message>, unhandled message: (any Sendable)?) throws {
@@ -212,7 +222,10 @@ extension ActorCell {
             postStopAction = postStop
             beginStopping(failure: nil)
         case .setup, .supervised:
-            install(try canonicalize(next, registersRules: false))
+            // What `setup` returns may itself be `.stopped` (never `.same`, `.unhandled`, a
+            // `setup` or a rule: `canonicalize` throws or unwraps those): switch to it as to
+            // any other result.
+            try become(try canonicalize(next, registersRules: false), unhandled: message)
         case .empty, .ignore, .receive, .receiveMessage, .object:
             install(next)
         }
@@ -264,7 +277,9 @@ extension ActorCell {
         }
         switch current.kind {
         case .same, .unhandled:
-            preconditionFailure("setup of \(address.path) returned \(current), which is only valid as the result of handling a message")
+            // A failure of this actor's start (or of the switch to `behavior`), handed to its
+            // supervision: never a trap that would take the process down.
+            throw ActorSystemError.invalidStartBehavior("\(current)", actor: address.path, returnedBySetup: true)
         default:
             return current
         }

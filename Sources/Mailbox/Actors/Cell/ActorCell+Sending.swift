@@ -56,8 +56,13 @@ extension ActorCell {
                 return
             }
             userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-            try await roomWaiters.wait { [self] in
-                userCount.load(ordering: .sequentiallyConsistent) < capacity || flags.load(ordering: .sequentiallyConsistent) & Self.terminatedFlag != 0
+            do {
+                try await roomWaiters.wait(for: message) { [self] in
+                    userCount.load(ordering: .sequentiallyConsistent) < capacity || flags.load(ordering: .sequentiallyConsistent) & Self.terminatedFlag != 0
+                }
+            } catch is RoomWaiters.RecipientTerminated {
+                // Published as a dead letter when the actor terminated.
+                throw SendError(recipient: address, reason: .recipientTerminated)
             }
         }
     }

@@ -53,7 +53,12 @@ extension ActorCell {
         postStopAction = nil
         lifecycle = .terminated
         flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
-        roomWaiters?.resumeAll()
+        if let roomWaiters {
+            let system = self.system, address = self.address
+            roomWaiters.recipientTerminated { message in
+                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            }
+        }
 
         let parent = self.parent
         for watcher in context.watchers.values where !(escalate && watcher === parent) {

@@ -83,6 +83,9 @@ extension ActorCell {
             } catch {
                 fail(error, message: nil)
             }
+        case let .failure(error):
+            guard case .running = lifecycle else { return }
+            fail(error, message: nil)
         case let .childTerminated(child, failure, escalated):
             guard let context else { return }
             context.children.remove(child)

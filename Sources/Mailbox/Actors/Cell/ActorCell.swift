@@ -170,6 +170,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             capacity = .max
             overflow = .dropNewest
         case let .bounded(capacity, overflow):
+            // `checkSpawnable` refused anything else before the cell was made.
             precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
             self.capacity = capacity
             self.overflow = overflow

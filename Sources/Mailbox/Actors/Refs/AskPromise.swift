@@ -2,8 +2,11 @@ import Synchronization
 
 /// The reply ref of one ask: the first reply (or failure) completes it; later replies are dead
 /// letters.
+///
+/// From `start` until it completes, the promise is registered in its system's `PendingAsks`,
+/// so that `shutdown()` can fail it.
 // `state` is protected by its own lock; the rest is immutable.
-final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, @unchecked Sendable {
+final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, _ShutdownFailable, @unchecked Sendable {
     private enum State {
         case waiting(handler: (@Sendable (Result<Reply, any Error>) -> Void)?, timer: (any Disposable)?)
         case completed(Result<Reply, any Error>?)
@@ -40,9 +43,18 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, @unchecked Senda
         if let early { handler(early) }
     }
 
-    /// Starts the time-out on `scheduler`'s clock. The timer keeps the promise alive until the
-    /// deadline, so an ask whose question was dropped or ignored still times out.
-    func start(timeoutOn scheduler: any DateScheduler) {
+    /// Registers the ask with its system and starts the time-out on `scheduler`'s clock. The
+    /// timer keeps the promise alive until the deadline, so an ask whose question was dropped
+    /// or ignored still times out.
+    ///
+    /// - Returns: Whether the ask is waiting for a reply, so the question should be sent:
+    ///   `false` if it has completed already (cancelled, or the system has shut down).
+    @discardableResult
+    func start(timeoutOn scheduler: any DateScheduler) -> Bool {
+        guard system.pendingAsks.insert(self) else {
+            fail(error(.systemShutDown))
+            return false
+        }
         let timer = scheduler.schedule(after: timeout) { [self] in
             fail(error(.timedOut))
         }
@@ -51,7 +63,17 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, @unchecked Senda
             state = .waiting(handler: handler, timer: timer)
             return false
         }
-        if cancelNow { timer?.dispose() }
+        if cancelNow {
+            // Completed before it was registered (or while): `complete` may have looked for it
+            // too early.
+            timer?.dispose()
+            system.pendingAsks.remove(self)
+        }
+        return !cancelNow
+    }
+
+    func failAtShutdown(system: String) -> Bool {
+        complete(.failure(error(.systemShutDown)))
     }
 
     override func tell(_ message: Reply) -> TellResult {
@@ -73,6 +95,7 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, @unchecked Senda
             return (handler, timer)
         }
         guard let outcome else { return false }
+        system.pendingAsks.remove(self)
         outcome.timer?.dispose()
         outcome.handler?(result)
         return true
