@@ -162,7 +162,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
 
     /// Counts a restart in the sliding window; throws when it is one too many.
     private func countRestart(failure: any Error) throws {
-        if !restartWindow.admit(at: context.scheduler.currentDate) {
+        if restartWindow.admit(at: context.scheduler.currentDate) == nil {
             steps = []
             throw SupervisorIntensityError(supervisor: context.address, intensity: intensity, period: period, lastFailure: failure)
         }

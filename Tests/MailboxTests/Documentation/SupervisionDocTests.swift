@@ -430,13 +430,18 @@ struct SupervisionDocTests {
 
     @Test func escalation_unhandled_failsTheParent() throws {
         let (scheduler, system, log, decisions) = guideSystem()
-        let team = try system.spawn(.supervise(manager(log: log, handlesEscalations: false)).onFailure(of: Glitch.self, .restart), name: "team")
+        let failures = Recorder()
+        system.events.observeValues { event in
+            if case let .failed(address, error) = event, address.name == "team" { failures.record("\(error)") }
+        }
+        let team = try system.spawn(.supervise(manager(log: log, handlesEscalations: false)).onFailure(of: ChildFailedError.self, .restart), name: "team")
         team.tell("go")
         scheduler.advance(by: .nanoseconds(0))
         // log.all == ["manager started", "job started", "job stopped", "manager started", "job started"]
         #expect(log.all == ["manager started", "job started", "job stopped", "manager started", "job started"])
         // decisions.all == ["worker: escalate by actor", "team: restart by actor"]
         #expect(decisions.all == ["worker: escalate by actor", "team: restart by actor"])
+        #expect(failures.all == ["child /user/team/worker failed and escalated: Glitch()"])
     }
 
     // MARK: The guardian strategy

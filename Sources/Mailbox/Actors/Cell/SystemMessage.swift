@@ -11,10 +11,10 @@ enum SystemMessage {
     case unwatch(AnyTarget)
     /// A watched actor terminated (with the failure that stopped it, if any).
     case terminated(AnyTarget, failure: (any Error)?)
-    /// A child terminated (with the failure that stopped it, if any; `escalated` when the
-    /// child's supervision escalated that failure): remove it, and finish stopping or
-    /// restarting if this actor was waiting for it.
-    case childTerminated(AnyTarget, failure: (any Error)?, escalated: Bool)
+    /// A child terminated (with the failure that stopped it, if any, and how it ended, see
+    /// `ChildExit`): remove it, and finish stopping or restarting if this actor was waiting
+    /// for it.
+    case childTerminated(AnyTarget, failure: (any Error)?, exit: ChildExit)
     /// A timer's message (of the actor's message type), if that timer is still current.
     case timer(key: TimerKey, generation: UInt64, message: any Sendable)
     /// A restart's back-off delay has passed (for the restart with this generation).
@@ -31,4 +31,12 @@ enum SystemMessage {
     case restartNow
     /// To a `Supervisor`: a child finished a `restartStop` or `restartStart`.
     case restartStepDone(AnyTarget)
+}
+
+/// How a child ended, as its parent hears of it (with `childTerminated`).
+enum ChildExit {
+    /// It stopped: by itself, from outside, or failed and stopped by its supervision.
+    case stopped
+    /// Its supervision escalated its failure: the parent receives `childFailed`.
+    case escalated
 }
