@@ -46,7 +46,7 @@ extension ActorCell {
         do {
             install(try canonicalize(initial, registersRules: true))
         } catch {
-            if acknowledging { acknowledgeStartIfManaged() }
+            if acknowledging { acknowledgeStartIfManaged(setupFailure: error) }
             fail(error, message: nil, inSetup: true)
             return
         }
@@ -59,9 +59,9 @@ extension ActorCell {
         }
     }
 
-    func acknowledgeStartIfManaged() {
+    func acknowledgeStartIfManaged(setupFailure: (any Error)? = nil) {
         if let supervision, supervision.isManaged {
-            parent?.sendSystem(.restartStepDone(self))
+            parent?.sendSystem(.restartStepDone(self, setupFailure: setupFailure))
         }
     }
 
@@ -303,7 +303,7 @@ extension ActorCell {
         case .wait:
             return
         case .acknowledgeStop:
-            parent?.sendSystem(.restartStepDone(self))
+            parent?.sendSystem(.restartStepDone(self, setupFailure: nil))
         case let .complete(source):
             completeRestart(source)
         }
@@ -449,7 +449,7 @@ extension ActorCell {
     func childTerminatedWhileRunning(_ child: AnyTarget, failure: (any Error)?, exit: ChildExit) {
         do {
             if let managing = managingBehavior {
-                try managing.childTerminated(child, failure: failure)
+                try managing.childTerminated(child, failure: failure, isShutdown: exit == .shutdown)
             } else if exit == .escalated, let failure {
                 try childEscalated(child, failure: failure)
             }
@@ -490,6 +490,28 @@ extension ActorCell {
 
     // MARK: A Supervisor's side
 
+    /// A `Supervisor` exceeded its restart intensity. As in OTP, that is not a failure for its
+    /// own supervision to decide (no `supervise` rule and no guardian restart applies): the
+    /// report is published (`failed` with the error, then `stop` by `actor`), the children stop
+    /// newest first, and the actor terminates with a *shutdown* exit, which a parent
+    /// `Supervisor` treats as normal for a transient child and restarts for a permanent one.
+    /// Under the guardian strategy `.escalate`, a top-level supervisor's shutdown also begins
+    /// shutting the system down.
+    func shutDownAfterExceedingIntensity(_ error: SupervisorIntensityError) {
+        guard case .running = lifecycle else { return }
+        system.publish(.failed(address, error: error))
+        let restarts = RestartCount(error.intensity, limit: error.intensity, window: error.period)
+        if isTopLevel, system.configuration.guardianStrategy.directive(for: error) == .escalate {
+            publishDecision(error, nil, .escalate, .guardian, restarts: restarts, logging: true)
+            beginStopping(failure: error, exit: .shutdown)
+            system.log("guardian: \(address.path) shut down after exceeding its intensity; shutting the system down")
+            system.beginShutdown()
+            return
+        }
+        publishDecision(error, nil, .stop, .actor, restarts: restarts, logging: true)
+        beginStopping(failure: error, exit: .shutdown)
+    }
+
     func managedChildFailed(_ child: AnyTarget, error: any Error) {
         guard case .running = lifecycle, context.children.contains(child) else { return }
         guard let managing = managingBehavior else {
@@ -503,10 +525,10 @@ extension ActorCell {
         }
     }
 
-    func managedChildStepDone(_ child: AnyTarget) {
+    func managedChildStepDone(_ child: AnyTarget, setupFailure: (any Error)?) {
         guard case .running = lifecycle, let managing = managingBehavior else { return }
         do {
-            try managing.childStepDone(child)
+            try managing.childStepDone(child, setupFailure: setupFailure)
         } catch {
             fail(error, message: nil)
         }

@@ -88,8 +88,8 @@ extension ActorCell {
             restartStartFromParent()
         case .restartNow:
             restartStopFromParent(thenStart: true)
-        case let .restartStepDone(child):
-            managedChildStepDone(child)
+        case let .restartStepDone(child, setupFailure):
+            managedChildStepDone(child, setupFailure: setupFailure)
         }
     }
 }

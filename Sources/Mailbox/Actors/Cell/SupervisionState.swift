@@ -54,7 +54,7 @@ final class SupervisionState<Message: Sendable> {
     @exclusivity(unchecked)
     var isReplaying = false
     /// How the actor is stopping, as its parent will hear of it: `escalated` (its parent
-    /// hears of the failure as `childFailed`).
+    /// hears of the failure as `childFailed`) or `shutdown` (a `Supervisor` past its intensity).
     @exclusivity(unchecked)
     var exit = ChildExit.stopped
     /// The failure the actor terminated with, kept to answer a watch that arrives after the

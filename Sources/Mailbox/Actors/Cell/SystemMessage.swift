@@ -29,8 +29,9 @@ enum SystemMessage {
     case restartStart
     /// From a `Supervisor` to a child it restarts alone: both halves, one answer.
     case restartNow
-    /// To a `Supervisor`: a child finished a `restartStop` or `restartStart`.
-    case restartStepDone(AnyTarget)
+    /// To a `Supervisor`: a child finished a `restartStop` or `restartStart` (or its first
+    /// start), with the error its `setup` threw, if it threw (its failure follows).
+    case restartStepDone(AnyTarget, setupFailure: (any Error)?)
 }
 
 /// How a child ended, as its parent hears of it (with `childTerminated`).
@@ -39,4 +40,7 @@ enum ChildExit {
     case stopped
     /// Its supervision escalated its failure: the parent receives `childFailed`.
     case escalated
+    /// A `Supervisor` that exceeded its restart intensity: OTP's `shutdown` exit, which a
+    /// parent `Supervisor` treats as normal for a transient child.
+    case shutdown
 }
