@@ -107,6 +107,35 @@ struct SupervisorShutdownTests {
         #expect(decisions(events).last == "root stop by actor")
     }
 
+    @Test func topLevelSupervisorShutdown_underAnEscalatingGuardian_shutsTheSystemDown() throws {
+        let scheduler = TestScheduler()
+        let system = ActorSystem(name: "strict", configuration: .init(scheduler: scheduler, logHandler: nil, guardianStrategy: .escalate))
+        system.events.observeValues { events.record($0) }
+        let root = try system.spawn(Supervisor.behavior(strategy: .oneForOne, intensity: 0, children: [
+            ChildSpec(id: "w", treeWorker("w", log)),
+        ]), name: "root")
+        scheduler.runDue()
+        try child("w", of: root, system, scheduler).tell(.fail)
+        scheduler.runDue()
+        #expect(system.isShuttingDown)
+        #expect(decisions(events).last == "root escalate by guardian")
+    }
+
+    @Test func topLevelSupervisorShutdown_underARestartingGuardian_isNotRestarted() throws {
+        let scheduler = TestScheduler()
+        let system = ActorSystem(name: "lenient", configuration: .init(
+            scheduler: scheduler, logHandler: nil, guardianStrategy: .restart(limit: 5, within: .seconds(60))))
+        let root = try system.spawn(Supervisor.behavior(strategy: .oneForOne, intensity: 0, children: [
+            ChildSpec(id: "w", treeWorker("w", log)),
+        ]), name: "root")
+        scheduler.runDue()
+        try child("w", of: root, system, scheduler).tell(.fail)
+        scheduler.runDue()
+        #expect(log.values == ["w setup 1", "w postStop 1"])
+        #expect(!system.isShuttingDown)
+        #expect(!system.topLevelActors.contains { $0.path == "/user/root" })
+    }
+
     @Test func plainParentWatchingASupervisor_seesItsShutdownAsAFailedChild() throws {
         let (system, scheduler) = makeTestSystem(events: events)
         let supervisors = Inbox<ActorRef<SupervisorMessage>>()
