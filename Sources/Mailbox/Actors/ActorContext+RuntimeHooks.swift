@@ -17,6 +17,12 @@ extension ActorContext {
     /// Tells this actor's own `Supervisor` that a step of the restart (or start) it ordered is
     /// done.
     func acknowledgeRestartStepToSupervisor() {
-        cell.parent?.sendSystem(.restartStepDone(cell))
+        cell.parent?.sendSystem(.restartStepDone(cell, setupFailure: nil))
+    }
+
+    /// A `Supervisor` exceeded its restart intensity: report it, stop the children (newest
+    /// first) and terminate with a shutdown exit (see `ActorCell.shutDownAfterExceedingIntensity`).
+    func shutDownAfterExceedingIntensity(_ error: SupervisorIntensityError) {
+        cell.shutDownAfterExceedingIntensity(error)
     }
 }

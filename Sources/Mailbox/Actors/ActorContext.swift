@@ -159,13 +159,34 @@ public final class ActorContext<Message: Sendable> {
     /// Stops a child: its own children stop first, then it; the parent is told
     /// `terminated` if it watches the child.
     ///
-    /// - Throws: `ActorSystemError` with code `.notAChild` if `child` is not a child of this actor.
+    /// Idempotent: stopping a child that is already stopping, or has already terminated, does
+    /// nothing.
+    ///
+    /// - Throws: `ActorSystemError` with code `.notAChild` if `child` never was a child of this
+    ///   actor (another actor's child, this actor itself, a message adapter).
     public func stop<Child>(_ child: ActorRef<Child>) throws {
         cell.assertInMailboxRun()
-        guard children.contains(child.target) else {
+        let target = child.target
+        if children.contains(target) {
+            target.sendSystem(.stop)
+        } else if !isOrWasChild(target) {
             throw ActorSystemError.notAChild(child.path, parent: address.path)
         }
-        child.target.sendSystem(.stop)
+    }
+
+    /// Whether `target` is, or was, spawned by this actor — also once it has terminated and
+    /// left `children`.
+    ///
+    /// A child records its parent's object identity. That identity can be reused by a new
+    /// object once the old parent is freed, so the child must also be younger than this actor
+    /// (a higher incarnation) and live under its path.
+    func isOrWasChild(_ target: AnyTarget) -> Bool {
+        guard target.parentIdentity == ObjectIdentifier(cell),
+              target.address.incarnation > address.incarnation else { return false }
+        let path = target.address.path
+        let prefix = address.path
+        return path.count > prefix.count && path.hasPrefix(prefix)
+            && path[path.index(path.startIndex, offsetBy: prefix.count)] == "/"
     }
 
     // MARK: Death watch

@@ -47,11 +47,18 @@ public enum LifecycleEvent: Sendable {
     /// delivered once, to the failed state, before timers are cancelled and children stopped.
     /// What the handler returns is ignored.
     case preRestart
-    /// A watched actor has terminated. Delivered exactly once per watch.
+    /// A watched actor has terminated, for whatever reason. Delivered exactly once per watch.
+    ///
+    /// A failed child is a kind of terminated actor (as Akka Typed's `ChildFailed` is a
+    /// `Terminated`): its termination is offered as `childFailed` first, and if that is
+    /// unhandled, as `terminated`. A behavior that matches only `terminated` therefore sees
+    /// every watched termination; one that handles neither is in a death pact
+    /// (`DeathPactError`).
     case terminated(AnyActorRef)
-    /// A child failed and terminated: delivered instead of `terminated` to a parent watching
-    /// it, and to every parent when the child's supervision escalated the failure (then,
-    /// unhandled, it fails the parent with the same error; for a merely watched child, an
-    /// unhandled event fails the parent with `DeathPactError`).
+    /// A child failed and terminated, with its error: offered to a parent that watches it
+    /// (however late the watch: the error is never lost to timing), and to every parent whose
+    /// child escalated the failure, watched or not. Left unhandled, a watched child's
+    /// termination is then offered as `terminated`; an escalation nobody takes fails the parent
+    /// with `ChildFailedError`. An actor watching another actor's child gets only `terminated`.
     case childFailed(AnyActorRef, error: any Error)
 }

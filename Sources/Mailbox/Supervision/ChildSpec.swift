@@ -5,16 +5,29 @@ public struct ChildSpec: Sendable {
     public enum Restart: Sendable, Equatable {
         /// Always.
         case permanent
-        /// Only after a failure; a child that stops normally stays stopped.
+        /// Only after a failure; a child that stops normally stays stopped (and so does a
+        /// child `Supervisor` that exceeded its restart intensity: OTP's `shutdown` exit).
         case transient
         /// Never.
         case temporary
+    }
+
+    /// Whether the child is a worker or itself a supervisor (OTP's `type`), as
+    /// `countChildren` and `whichChildren` report it.
+    public enum ChildType: Sendable, Equatable {
+        /// An actor that does the work.
+        case worker
+        /// A `Supervisor`.
+        case supervisor
     }
 
     /// The child's id and actor name.
     public let id: String
     /// When the child is restarted.
     public let restart: Restart
+    /// `.supervisor` for a child that takes `SupervisorMessage`s (a `Supervisor.behavior`),
+    /// `.worker` otherwise.
+    public let type: ChildType
     /// Spawns the child; a one-for-one supervisor passes its shared intensity window.
     @usableFromInline
     let start: @Sendable (ActorContext<SupervisorMessage>, SharedRestartWindow?) throws -> AnyTarget
@@ -31,6 +44,7 @@ public struct ChildSpec: Sendable {
     ) {
         self.id = id
         self.restart = restart
+        self.type = Message.self == SupervisorMessage.self ? .supervisor : .worker
         self.start = { context, window in
             try context.spawnChild(behavior(), name: id, props: props, managed: true, delegatedWindow: window) { $0.runMailbox() }.target
         }

@@ -29,9 +29,19 @@ public struct SupervisionDecision: Sendable, CustomStringConvertible {
     public let decider: Decider
     /// The back-off before the restart, for `restartWithBackoff`.
     public let backoff: Duration?
+    /// How many restarts the deciding rule holds in its current window: for a restart, counting
+    /// this one (1 for the first); for a restart refused by its limit, the restarts that filled
+    /// it; for other directives, the restarts so far. The window is the rule's
+    /// `restart(limit:within:)` window, or a one-for-one `Supervisor`'s intensity period, or,
+    /// for a back-off or a limit without window, the consecutive restarts since the last reset.
+    /// 0 when nothing counts restarts (no rule; a `Supervisor`'s child waiting for its
+    /// supervisor, which counts them itself). A `Supervisor` that exceeded its intensity reports
+    /// its intensity.
+    public let restartCount: Int
 
     public var description: String {
         var text = "\(actor.path) failed (\(error)): \(directive) by \(decider)"
+        if restartCount > 0 { text += directive == .restart ? " (restart \(restartCount))" : " (after \(restartCount) restarts)" }
         if let backoff { text += " after \(backoff)" }
         return text
     }

@@ -32,9 +32,14 @@ import Foundation
 ///   restarted is spawned again from its specification: a new actor with the same name and a
 ///   new ref. Find it with `SupervisorMessage.whichChildren`.
 /// - Intensity/period: more than `intensity` restarts within any `period` (a sliding window,
-///   like `SupervisorStrategy.restart(limit:within:)`) fail the supervisor with
-///   `SupervisorIntensityError`; its children stop, newest first, and the failure goes to the
-///   supervisor's own supervision (its parent, or the guardian strategy).
+///   like `SupervisorStrategy.restart(limit:within:)`) and the supervisor gives up, as in OTP:
+///   it publishes `ActorSystemEvent.failed` with a `SupervisorIntensityError` (and the decision
+///   `stop`), stops its children newest first, and terminates with a *shutdown* exit. A parent
+///   `Supervisor` leaves a transient child that shut down stopped, and spawns a permanent one
+///   again, counting that against its own intensity; the supervisor's own `supervise` rules
+///   and the guardian strategy do not restart it (a guardian `.escalate` shuts the system down).
+/// - Dynamic children (OTP `start_child`, `terminate_child`, `restart_child`, `delete_child`,
+///   `count_children`): see `SupervisorMessage`. They are lost when the supervisor restarts.
 ///
 /// Thread-safety: the supervisor is an actor; talk to it with `SupervisorMessage`s.
 public enum Supervisor {

@@ -8,8 +8,10 @@ public enum SupervisorDirective: Sendable, Equatable, CustomStringConvertible {
     /// Stop the actor (children first); queued messages become dead letters.
     case stop
     /// Stop the actor and hand the failure to its parent, which receives
-    /// `LifecycleEvent.childFailed(ref, error:)`; unhandled there, it fails the parent with the
-    /// same error. For a top-level actor the system's guardian strategy decides instead.
+    /// `LifecycleEvent.childFailed(ref, error:)`; unhandled there (and, if the parent watches
+    /// the child, as `terminated` too), it fails the parent with a `ChildFailedError` naming the
+    /// child and carrying the error. For a top-level actor the system's guardian strategy
+    /// decides instead.
     case escalate
 
     public var description: String {

@@ -250,7 +250,7 @@ struct SupervisionDirectiveTests {
         #expect(log.values == ["setup 1", "postStop 1", "parent: child failed with boom"])
     }
 
-    @Test func escalate_unhandled_failsTheParentWithTheSameError() throws {
+    @Test func escalate_unhandled_failsTheParentWithChildFailedError() throws {
         let log = Inbox<String>()
         let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
@@ -260,12 +260,12 @@ struct SupervisionDirectiveTests {
             parentSetups.increment()
             childRef.record(try context.spawn(.supervise(worker(log)).onFailure(.escalate), name: "child"))
             return .receiveMessage { _ in .same }
-        }).onFailure(of: Boom.self, .restart), name: "parent")
+        }).onFailure(of: ChildFailedError.self, .restart), name: "parent")
         scheduler.runDue()
         childRef.values[0].tell(.fail)
         scheduler.runDue()
-        // The parent's own Boom rule applies to the escalated Boom: it restarts, and so does
-        // its subtree.
+        // The parent fails with a `ChildFailedError` (naming the child, carrying the Boom):
+        // its rule for those restarts it, and so its subtree.
         #expect(parentSetups.count == 2)
         #expect(decisions(events) == ["child escalate by actor", "parent restart by actor"])
         #expect(childRef.values.count == 2)

@@ -113,7 +113,7 @@ struct SupervisorTreeTests {
         #expect(logAfterStart == ["c preRestart 1", "b preRestart 1", "b setup 2", "c setup 2"])
     }
 
-    @Test func intensityExceeded_failsTheSupervisor_childrenStopNewestFirst() throws {
+    @Test func intensityExceeded_shutsTheSupervisorDown_childrenStopNewestFirst() throws {
         let (system, scheduler, supervisor) = try start(.oneForOne, intensity: 1, period: .seconds(5))
         let a = try child("a", of: supervisor, system, scheduler)
         a.tell(.fail)

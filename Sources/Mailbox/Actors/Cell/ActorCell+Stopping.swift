@@ -5,8 +5,9 @@ extension ActorCell {
     // MARK: Stopping
 
     /// Starts stopping: cancel timers, stop children (newest first); terminate once they have
-    /// all terminated. With `escalate`, the parent hears of `failure` as `childFailed`.
-    func beginStopping(failure: (any Error)?, escalate: Bool = false) {
+    /// all terminated. The parent hears of the termination as `exit` (with `.escalated`, of
+    /// `failure` as `childFailed`).
+    func beginStopping(failure: (any Error)?, exit: ChildExit = .stopped) {
         assertInMailboxRun()
         switch lifecycle {
         case .new, .running:
@@ -16,7 +17,7 @@ extension ActorCell {
         case .stopping, .terminated:
             return
         }
-        if escalate { supervisionState().isEscalating = true }
+        if exit != .stopped { supervisionState().exit = exit }
         lifecycle = .stopping(failure: failure)
         context.cancelAllTimers()
         if context.children.isEmpty {
@@ -35,7 +36,8 @@ extension ActorCell {
 
     func finishTermination() {
         guard case let .stopping(failure) = lifecycle else { return }
-        let escalate = supervision?.isEscalating ?? false
+        let exit = supervision?.exit ?? .stopped
+        let escalate = exit == .escalated
         if !runIsRetained {
             // From the first message this sends on (post-stop handlers, `terminated` to a
             // watching parent, `childTerminated`), the parent may drop the last reference while
@@ -48,6 +50,9 @@ extension ActorCell {
             try deliver(.postStop)
         } catch {
             system.log("actor \(address.path) threw in post-stop: \(error)")
+        }
+        if let failure {
+            supervisionState().terminalFailure = failure
         }
         postStopAction?()
         postStopAction = nil
@@ -72,6 +77,6 @@ extension ActorCell {
         install(.stopped)
         system.publish(.stopped(address))
         self.parent = nil
-        parent?.sendSystem(.childTerminated(self, failure: failure, escalated: escalate))
+        parent?.sendSystem(.childTerminated(self, failure: failure, exit: exit))
     }
 }

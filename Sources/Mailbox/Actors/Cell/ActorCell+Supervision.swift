@@ -46,7 +46,7 @@ extension ActorCell {
         do {
             install(try canonicalize(initial, registersRules: true))
         } catch {
-            if acknowledging { acknowledgeStartIfManaged() }
+            if acknowledging { acknowledgeStartIfManaged(setupFailure: error) }
             fail(error, message: nil, inSetup: true)
             return
         }
@@ -59,9 +59,9 @@ extension ActorCell {
         }
     }
 
-    func acknowledgeStartIfManaged() {
+    func acknowledgeStartIfManaged(setupFailure: (any Error)? = nil) {
         if let supervision, supervision.isManaged {
-            parent?.sendSystem(.restartStepDone(self))
+            parent?.sendSystem(.restartStepDone(self, setupFailure: setupFailure))
         }
     }
 
@@ -92,10 +92,10 @@ extension ActorCell {
         if directive == nil || directive == .escalate {
             if let state = supervision, state.isManaged {
                 let logging = strategy?.isLoggingEnabled ?? true
-                if !inSetup, let window = state.delegatedWindow, window.admit(at: dateScheduler.currentDate) {
+                if !inSetup, let window = state.delegatedWindow, let count = window.admit(at: dateScheduler.currentDate) {
                     // A one-for-one supervisor's decision, taken here: no round trip. (A failing
                     // `setup` still goes to the supervisor: a local loop would never yield.)
-                    publishDecision(error, message, .restart, .supervisor, logging: logging)
+                    publishDecision(error, message, .restart, .supervisor, restarts: .init(count, of: window), logging: logging)
                     beginRestart(.delegated, strategy: .restart, delay: nil)
                 } else {
                     suspendForSupervisor(error, message: message, logging: logging)
@@ -109,7 +109,7 @@ extension ActorCell {
                 decider = .guardian
                 directive = guardian.directive(for: error)
                 if directive == .escalate {
-                    publishDecision(error, message, .escalate, decider, logging: guardian.isLoggingEnabled)
+                    publishDecision(error, message, .escalate, decider, restarts: restartsInWindow(.guardian, guardian), logging: guardian.isLoggingEnabled)
                     beginStopping(failure: error)
                     system.log("guardian: \(address.path) escalated \(error); shutting the system down")
                     system.beginShutdown()
@@ -127,49 +127,90 @@ extension ActorCell {
         }
         let logging = strategy?.isLoggingEnabled ?? true
         switch chosen {
-        case .resume:
-            publishDecision(error, message, .resume, decider, logging: logging)
-        case .stop:
-            publishDecision(error, message, .stop, decider, logging: logging)
-            beginStopping(failure: error)
-        case .escalate:
-            publishDecision(error, message, .escalate, decider, logging: logging)
-            beginStopping(failure: error, escalate: true)
+        case .resume, .stop, .escalate:
+            let restarts = source.flatMap { source in strategy.map { restartsInWindow(source, $0) } } ?? RestartCount(0)
+            publishDecision(error, message, chosen, decider, restarts: restarts, logging: logging)
+            if chosen == .stop {
+                beginStopping(failure: error)
+            } else if chosen == .escalate {
+                beginStopping(failure: error, exit: .escalated)
+            }
         case .restart:
             guard let source, let strategy else {
                 beginStopping(failure: error)
                 return
             }
             switch admitRestart(source, strategy) {
-            case let .allowed(delay):
-                publishDecision(error, message, .restart, decider, backoff: delay, logging: logging)
+            case let .allowed(delay, restarts):
+                publishDecision(error, message, .restart, decider, backoff: delay, restarts: restarts, logging: logging)
                 beginRestart(source, strategy: strategy, delay: delay)
-            case let .refused(exceeded):
+            case let .refused(exceeded, restarts):
                 let outcome: SupervisorDirective = exceeded == .escalate && !isTopLevel ? .escalate : .stop
-                publishDecision(error, message, outcome, decider, logging: logging)
+                publishDecision(error, message, outcome, decider, restarts: restarts, logging: logging)
                 system.log("actor \(address.path): restart limit of \(strategy) exceeded")
-                beginStopping(failure: error, escalate: outcome == .escalate)
+                beginStopping(failure: error, exit: outcome == .escalate ? .escalated : .stopped)
             }
+        }
+    }
+
+    /// Restarts counted in a window, for decisions and their log lines: `count`, out of
+    /// `limit` within `window` when the rule has such a limit.
+    struct RestartCount {
+        var count: Int
+        var limit: Int?
+        var window: Duration?
+
+        init(_ count: Int, limit: Int? = nil, window: Duration? = nil) {
+            self.count = count
+            self.limit = limit
+            self.window = window
+        }
+
+        init(_ count: Int, of window: SharedRestartWindow) {
+            self.init(count, limit: window.intensity, window: window.period)
+        }
+
+        /// "2 of 3 in 10.0 seconds", "2 of 10", "2".
+        var text: String {
+            var text = "\(count)"
+            if let limit { text += " of \(limit)" }
+            if let window { text += " in \(window)" }
+            return text
         }
     }
 
     private func publishDecision(
         _ error: any Error, _ message: (any Sendable)?, _ directive: SupervisorDirective,
-        _ decider: SupervisionDecision.Decider, backoff: Duration? = nil, logging: Bool
+        _ decider: SupervisionDecision.Decider, backoff: Duration? = nil, restarts: RestartCount, logging: Bool
     ) {
         if logging {
-            system.log("actor \(address.path) failed: \(error); \(directive)" + (backoff.map { " after \($0)" } ?? ""))
+            // An autoclosure: built only if the system has a log handler.
+            system.log(decisionLine(error, directive, restarts, backoff))
         }
         system.publish(.supervised(SupervisionDecision(
-            actor: address, error: error, message: message, directive: directive, decider: decider, backoff: backoff)))
+            actor: address, error: error, message: message, directive: directive, decider: decider, backoff: backoff,
+            restartCount: restarts.count)))
+    }
+
+    /// "actor /user/w failed: Boom; restart 2 of 3 in 10.0 seconds after 0.1 seconds".
+    private func decisionLine(_ error: any Error, _ directive: SupervisorDirective, _ restarts: RestartCount, _ backoff: Duration?) -> String {
+        var line = "actor \(address.path) failed: \(error); \(directive)"
+        if directive == .restart {
+            line += " \(restarts.text)"
+        } else if restarts.count > 0 {
+            line += " (restarts: \(restarts.text))"
+        }
+        if let backoff { line += " after \(backoff)" }
+        return line
     }
 
     private enum Admission {
-        case allowed(backoff: Duration?)
-        case refused(SupervisorStrategy.LimitExceeded)
+        case allowed(backoff: Duration?, RestartCount)
+        case refused(SupervisorStrategy.LimitExceeded, RestartCount)
     }
 
-    /// Counts a restart against the strategy's limit; the back-off delay if allowed.
+    /// Counts a restart against the strategy's limit; the back-off delay if allowed, and the
+    /// restarts in the window (with this one, if allowed).
     private func admitRestart(_ source: RestartSource, _ strategy: SupervisorStrategy) -> Admission {
         let now = dateScheduler.currentDate
         let system = self.system
@@ -178,20 +219,35 @@ extension ActorCell {
             if let backoff, let last = active.lastRestart, now.timeIntervalSince(last) >= backoff.resetAfter.timeInterval {
                 active.consecutive = 0
             }
+            var windowCount: Int?
             if let limit = strategy.limit {
                 if let window = limit.window {
                     // The sliding window: restarts at t >= now - window count, with this one.
-                    if !active.window.admit(at: now, window: window, limit: limit.maxRestarts) {
-                        return .refused(limit.whenExceeded)
+                    guard let count = active.window.admit(at: now, window: window, limit: limit.maxRestarts) else {
+                        return .refused(limit.whenExceeded, RestartCount(active.window.count, limit: limit.maxRestarts, window: window))
                     }
+                    windowCount = count
                 } else if active.consecutive + 1 > limit.maxRestarts {
-                    return .refused(limit.whenExceeded)
+                    return .refused(limit.whenExceeded, RestartCount(active.consecutive, limit: limit.maxRestarts))
                 }
             }
             let delay = backoff.map { Self.backoffDelay($0, restarts: active.consecutive, random: system.nextRandomUnit()) }
             active.consecutive += 1
-            return .allowed(backoff: delay)
-        } ?? .allowed(backoff: nil)
+            return .allowed(backoff: delay, RestartCount(
+                windowCount ?? active.consecutive, limit: strategy.limit?.maxRestarts, window: strategy.limit?.window))
+        } ?? .allowed(backoff: nil, RestartCount(0))
+    }
+
+    /// The restarts the rule `source` (with `strategy`) holds in its window now, without
+    /// counting one: for decisions that do not restart.
+    private func restartsInWindow(_ source: RestartSource, _ strategy: SupervisorStrategy) -> RestartCount {
+        let now = dateScheduler.currentDate
+        return supervision?.withActiveRule(source) { active -> RestartCount in
+            if let limit = strategy.limit, let window = limit.window {
+                return RestartCount(active.window.count(at: now, window: window), limit: limit.maxRestarts, window: window)
+            }
+            return RestartCount(active.consecutive, limit: strategy.limit?.maxRestarts)
+        } ?? RestartCount(0)
     }
 
     /// `min(maxBackoff, minBackoff·2ⁿ) · (1 + random·randomFactor)`.
@@ -248,7 +304,7 @@ extension ActorCell {
         case .wait:
             return
         case .acknowledgeStop:
-            parent?.sendSystem(.restartStepDone(self))
+            parent?.sendSystem(.restartStepDone(self, setupFailure: nil))
         case let .complete(source):
             completeRestart(source)
         }
@@ -387,18 +443,15 @@ extension ActorCell {
 
     // MARK: Children
 
-    /// A child terminated while this actor runs: an escalated failure is delivered as
-    /// `childFailed` (unhandled, it fails this actor with the same error); a `Supervisor`
-    /// hears of every termination.
-    func childTerminatedWhileRunning(_ child: AnyTarget, failure: (any Error)?, escalated: Bool) {
+    /// A child terminated while this actor runs: a `Supervisor` hears of every termination
+    /// (an escalated failure is a failed termination to it); any other actor gets an
+    /// escalated failure as `childFailed` (see `childEscalated`).
+    func childTerminatedWhileRunning(_ child: AnyTarget, failure: (any Error)?, exit: ChildExit) {
         do {
-            if escalated, let failure {
-                context.watching[ObjectIdentifier(child)] = nil
-                if try !deliver(.childFailed(AnyActorRef(child), error: failure)) {
-                    throw failure
-                }
-            } else if let managing = managingBehavior {
-                try managing.childTerminated(child, failure: failure)
+            if let managing = managingBehavior {
+                try managing.childTerminated(child, failure: failure, isShutdown: exit == .shutdown)
+            } else if exit == .escalated, let failure {
+                try childEscalated(child, failure: failure)
             }
         } catch {
             fail(error, message: nil)
@@ -410,7 +463,7 @@ extension ActorCell {
     /// No rule of this `Supervisor` child decided: suspend (messages wait in the mailbox) and ask
     /// the supervisor.
     private func suspendForSupervisor(_ error: any Error, message: (any Sendable)?, logging: Bool) {
-        publishDecision(error, message, .escalate, .supervisor, logging: logging)
+        publishDecision(error, message, .escalate, .supervisor, restarts: RestartCount(0), logging: logging)
         perform(supervisionState().restart.suspendedForSupervisor())
         parent?.sendSystem(.childFailed(self, error: error))
     }
@@ -437,6 +490,28 @@ extension ActorCell {
 
     // MARK: A Supervisor's side
 
+    /// A `Supervisor` exceeded its restart intensity. As in OTP, that is not a failure for its
+    /// own supervision to decide (no `supervise` rule and no guardian restart applies): the
+    /// report is published (`failed` with the error, then `stop` by `actor`), the children stop
+    /// newest first, and the actor terminates with a *shutdown* exit, which a parent
+    /// `Supervisor` treats as normal for a transient child and restarts for a permanent one.
+    /// Under the guardian strategy `.escalate`, a top-level supervisor's shutdown also begins
+    /// shutting the system down.
+    func shutDownAfterExceedingIntensity(_ error: SupervisorIntensityError) {
+        guard case .running = lifecycle else { return }
+        system.publish(.failed(address, error: error))
+        let restarts = RestartCount(error.intensity, limit: error.intensity, window: error.period)
+        if isTopLevel, system.configuration.guardianStrategy.directive(for: error) == .escalate {
+            publishDecision(error, nil, .escalate, .guardian, restarts: restarts, logging: true)
+            beginStopping(failure: error, exit: .shutdown)
+            system.log("guardian: \(address.path) shut down after exceeding its intensity; shutting the system down")
+            system.beginShutdown()
+            return
+        }
+        publishDecision(error, nil, .stop, .actor, restarts: restarts, logging: true)
+        beginStopping(failure: error, exit: .shutdown)
+    }
+
     func managedChildFailed(_ child: AnyTarget, error: any Error) {
         guard case .running = lifecycle, context.children.contains(child) else { return }
         guard let managing = managingBehavior else {
@@ -450,10 +525,10 @@ extension ActorCell {
         }
     }
 
-    func managedChildStepDone(_ child: AnyTarget) {
+    func managedChildStepDone(_ child: AnyTarget, setupFailure: (any Error)?) {
         guard case .running = lifecycle, let managing = managingBehavior else { return }
         do {
-            try managing.childStepDone(child)
+            try managing.childStepDone(child, setupFailure: setupFailure)
         } catch {
             fail(error, message: nil)
         }

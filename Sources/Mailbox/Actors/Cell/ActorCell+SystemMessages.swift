@@ -48,50 +48,24 @@ extension ActorCell {
             }
         case let .watch(watcher):
             if case .terminated = lifecycle {
-                watcher.sendSystem(.terminated(self, failure: nil))
+                // A late watch learns the failure too (a parent then sees `childFailed`).
+                watcher.sendSystem(.terminated(self, failure: supervision?.terminalFailure))
             } else if watcher !== self {
                 context?.watchers[ObjectIdentifier(watcher)] = watcher
             }
         case let .unwatch(watcher):
             _ = context?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
         case let .terminated(ref, failure):
-            if case .restarting = lifecycle, context.watching[ObjectIdentifier(ref)] != nil {
-                // For the new state, once it is built.
-                supervisionState().deferred.append(message)
-                return
-            }
-            guard case .running = lifecycle, let context,
-                  let watch = context.watching.removeValue(forKey: ObjectIdentifier(ref)) else { return }
-            if let customMessage = watch.message {
-                handle(customMessage)
-                return
-            }
-            let isChild = context.children.contains(ref)
-            if isChild {
-                // The child is gone; its `childTerminated` will find nothing left to remove.
-                context.children.remove(ref)
-            }
-            let event: LifecycleEvent = if let failure, isChild {
-                .childFailed(AnyActorRef(ref), error: failure)
-            } else {
-                .terminated(AnyActorRef(ref))
-            }
-            do {
-                if try !deliver(event) {
-                    throw DeathPactError(terminated: AnyActorRef(ref))
-                }
-            } catch {
-                fail(error, message: nil)
-            }
+            watchedActorTerminated(ref, failure: failure)
         case let .failure(error):
             guard case .running = lifecycle else { return }
             fail(error, message: nil)
-        case let .childTerminated(child, failure, escalated):
+        case let .childTerminated(child, failure, exit):
             guard let context else { return }
             context.children.remove(child)
             switch lifecycle {
             case .running:
-                childTerminatedWhileRunning(child, failure: failure, escalated: escalated)
+                childTerminatedWhileRunning(child, failure: failure, exit: exit)
             case .stopping:
                 if context.children.isEmpty {
                     finishTermination()
@@ -117,8 +91,8 @@ extension ActorCell {
             restartStartFromParent()
         case .restartNow:
             restartStopFromParent(thenStart: true)
-        case let .restartStepDone(child):
-            managedChildStepDone(child)
+        case let .restartStepDone(child, setupFailure):
+            managedChildStepDone(child, setupFailure: setupFailure)
         }
     }
 }

@@ -151,7 +151,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         /// messages wait in the mailbox (the run parks), or during a back-off are stashed for
         /// the new state.
         case restarting
-        /// The parent hears of `failure` as `childFailed` if `supervision.isEscalating`.
+        /// The parent hears of `failure` as `childFailed` if `supervision.exit` is `escalated`.
         case stopping(failure: (any Error)?)
         case terminated
     }

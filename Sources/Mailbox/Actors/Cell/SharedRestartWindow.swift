@@ -14,8 +14,14 @@ final class SharedRestartWindow: Sendable {
         self.period = period
     }
 
-    /// Counts a restart at `now` if the window allows it.
-    func admit(at now: Date) -> Bool {
+    /// Counts a restart at `now` if the window allows it; returns the restarts in the window
+    /// including this one, or `nil` if refused.
+    func admit(at now: Date) -> Int? {
         window.withLockedValue { $0.admit(at: now, window: period, limit: intensity) }
+    }
+
+    /// The restarts in the window at `now`.
+    func count(at now: Date) -> Int {
+        window.withLockedValue { $0.count(at: now, window: period) }
     }
 }

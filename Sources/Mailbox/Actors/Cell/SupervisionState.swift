@@ -53,9 +53,14 @@ final class SupervisionState<Message: Sendable> {
     /// Set while the kept messages are handed to the new state (see `replayAfterRestart`).
     @exclusivity(unchecked)
     var isReplaying = false
-    /// The actor is stopping to escalate its failure: its parent hears of it as `childFailed`.
+    /// How the actor is stopping, as its parent will hear of it: `escalated` (its parent
+    /// hears of the failure as `childFailed`) or `shutdown` (a `Supervisor` past its intensity).
     @exclusivity(unchecked)
-    var isEscalating = false
+    var exit = ChildExit.stopped
+    /// The failure the actor terminated with, kept to answer a watch that arrives after the
+    /// termination (so that a parent's late watch still reports `childFailed`).
+    @exclusivity(unchecked)
+    var terminalFailure: (any Error)?
     /// The actor's behavior when it is a `Supervisor` (registered by it; cleared when the
     /// actor terminates or restarts): saves matching the behavior on every child event.
     @exclusivity(unchecked)

@@ -11,10 +11,10 @@ enum SystemMessage {
     case unwatch(AnyTarget)
     /// A watched actor terminated (with the failure that stopped it, if any).
     case terminated(AnyTarget, failure: (any Error)?)
-    /// A child terminated (with the failure that stopped it, if any; `escalated` when the
-    /// child's supervision escalated that failure): remove it, and finish stopping or
-    /// restarting if this actor was waiting for it.
-    case childTerminated(AnyTarget, failure: (any Error)?, escalated: Bool)
+    /// A child terminated (with the failure that stopped it, if any, and how it ended, see
+    /// `ChildExit`): remove it, and finish stopping or restarting if this actor was waiting
+    /// for it.
+    case childTerminated(AnyTarget, failure: (any Error)?, exit: ChildExit)
     /// A message adapter's function threw converting `message`: a failure of this actor.
     case adapterFailed(any Error, message: any Sendable)
     /// A failure found while a handler ran but not thrown by it (an API misused inside the
@@ -33,6 +33,18 @@ enum SystemMessage {
     case restartStart
     /// From a `Supervisor` to a child it restarts alone: both halves, one answer.
     case restartNow
-    /// To a `Supervisor`: a child finished a `restartStop` or `restartStart`.
-    case restartStepDone(AnyTarget)
+    /// To a `Supervisor`: a child finished a `restartStop` or `restartStart` (or its first
+    /// start), with the error its `setup` threw, if it threw (its failure follows).
+    case restartStepDone(AnyTarget, setupFailure: (any Error)?)
+}
+
+/// How a child ended, as its parent hears of it (with `childTerminated`).
+enum ChildExit {
+    /// It stopped: by itself, from outside, or failed and stopped by its supervision.
+    case stopped
+    /// Its supervision escalated its failure: the parent receives `childFailed`.
+    case escalated
+    /// A `Supervisor` that exceeded its restart intensity: OTP's `shutdown` exit, which a
+    /// parent `Supervisor` treats as normal for a transient child.
+    case shutdown
 }
