@@ -306,7 +306,7 @@ public final class ActorSystem: Sendable {
     /// actor's post-stop handler runs, queued messages become dead letters. Then every ask
     /// still waiting fails (`AskError` code `.systemShutDown`), the system's pool threads
     /// finish what they run and exit (joined), and event observers are removed. Idempotent:
-    /// a later call reports what is left (nothing more is dropped).
+    /// a later call waits again for any actor left, and counts from the same start.
     ///
     /// Call it before dropping the last reference to a system: a system never shut down keeps
     /// its pool threads (and every live actor) forever.
@@ -335,7 +335,7 @@ public final class ActorSystem: Sendable {
             log("shutdown timed out after \(timeout); still running: \(remaining.map(\.path))")
         }
         // No actor is left to answer (and a shut-down pool would drop the time-outs' timers).
-        let asksFailed = pendingAsks.close(system: name)
+        let asksFailed = pendingAsks.close()
         pool?.shutdown()
         // Counted once the pool's threads have finished their last runs (an actor drains its
         // mailbox into dead letters in the run that terminates it).

@@ -29,8 +29,8 @@ public struct ActorSystemError: Error, Sendable, Equatable, CustomStringConverti
         public static let invalidBehavior = Code(.invalidBehavior)
         /// `Props` an actor cannot run with, such as a bounded mailbox of capacity 0.
         public static let invalidProps = Code(.invalidProps)
-        /// A repeating timer with an interval that is not positive (it would fire without end
-        /// at one instant).
+        /// A repeating timer with an interval under one nanosecond, the schedulers' resolution
+        /// (it would fire without end at one instant).
         public static let invalidTimer = Code(.invalidTimer)
         /// An actor watched another with `watch(_:)` and `watch(_:with:)` both (a usage error,
         /// a failure of the watcher).

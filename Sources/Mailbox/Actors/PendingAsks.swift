@@ -2,7 +2,7 @@
 protocol _ShutdownFailable: AnyObject, Sendable {
     /// Completes the ask with `AskError.systemShutDown`, unless it has completed already.
     /// Returns whether this call completed it.
-    func failAtShutdown(system: String) -> Bool
+    func failAtShutdown() -> Bool
 }
 
 /// The asks of one system that have not completed yet.
@@ -45,14 +45,14 @@ final class PendingAsks: Sendable {
 
     /// Refuses every later `insert` and fails every registered ask (outside the lock: failing
     /// runs the asker's completion). Returns how many this call failed.
-    func close(system: String) -> Int {
+    func close() -> Int {
         let asks = state.withLockedValue { state in
             state.isClosed = true
             defer { state.asks = [:] }
             return Array(state.asks.values)
         }
         var failed = 0
-        for ask in asks where ask.failAtShutdown(system: system) {
+        for ask in asks where ask.failAtShutdown() {
             failed += 1
         }
         return failed

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Mailbox
 
@@ -41,6 +42,38 @@ struct HangRegressionTests {
             }
             return false
         })
+    }
+
+    /// Cause 3 (a job stranded with workers asleep): publishers skip their wake-up while a pool
+    /// worker searches for work, trusting it to find theirs. A searcher that found nothing, then
+    /// found *two* jobs as it went to sleep, took one and woke nobody: the other waited in the
+    /// shared queue, with a worker asleep, until something unrelated woke one — for an actor, a
+    /// message never handled. Replayed exactly: the pool's test hook holds the searcher in that
+    /// window while the test queues the two jobs. (Seen before as a 20 s stall of
+    /// `workers_runAsManyActionsInParallelAsThereAreWorkers` in about 1 of 300 runs under load.)
+    @Test func poolWorkerFindingSeveralJobsAsItParks_wakesAnotherForTheRest() {
+        final class Flag: Sendable { let isArmed = Atomic<Bool>(false) }
+        let flag = Flag()
+        let inWindow = DispatchSemaphore(value: 0)
+        let queued = DispatchSemaphore(value: 0)
+        let pool = PoolScheduler(workerCount: 2, name: "strand", runNextLimit: 32, searchEndedEmpty: {
+            guard flag.isArmed.exchange(false, ordering: .acquiringAndReleasing) else { return }
+            inWindow.signal()
+            _ = queued.waitBounded()
+        })
+        defer { pool.shutdown() }
+        #expect(spinUntil { pool.sleepingWorkerCount == 2 })
+        flag.isArmed.store(true, ordering: .releasing)
+        // Wakes one worker; after this job its search comes back empty, into the hook.
+        pool.schedule {}
+        #expect(inWindow.waitBounded())
+        // Both publishers skip their wake-up: a worker is searching.
+        let gate = Gate()
+        pool.schedule(gate.hold)
+        pool.schedule(gate.hold)
+        queued.signal()
+        #expect(gate.waitUntilHeld(count: 2, timeout: .seconds(10)), "a queued job waited while a worker slept")
+        gate.open(count: 2)
     }
 
     /// Cause 2 (a task suspended for ever): an ask in flight when the system shut down waited

@@ -77,9 +77,9 @@ final class Gate: Sendable {
         _ = opened.waitBounded()
     }
 
-    /// Waits until `hold()` is running; `false` if it did not start in time.
-    func waitUntilHeld(count: Int = 1) -> Bool {
-        entered.waitBounded(count: count)
+    /// Waits until `hold()` is running (`count` times); `false` if it did not start in time.
+    func waitUntilHeld(count: Int = 1, timeout: DispatchTimeInterval = realTimeTimeout) -> Bool {
+        entered.waitBounded(count: count, timeout)
     }
 
     /// Lets every `hold()` return.

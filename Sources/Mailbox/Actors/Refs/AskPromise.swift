@@ -72,7 +72,7 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, _ShutdownFailabl
         return !cancelNow
     }
 
-    func failAtShutdown(system: String) -> Bool {
+    func failAtShutdown() -> Bool {
         complete(.failure(error(.systemShutDown)))
     }
 

@@ -59,6 +59,9 @@ public final class PoolScheduler: DateScheduler {
     /// Mirrors `sleepers.count`; read on every push to skip the lock when nobody sleeps.
     private let sleepingCount = Atomic<Int>(0)
 
+    /// The number of workers asleep (for tests).
+    var sleepingWorkerCount: Int { sleepingCount.load(ordering: .acquiring) }
+
     let isShutdown = Atomic<Bool>(false)
 
     /// Workers out of work that are still looking for some before they park. While one
@@ -67,6 +70,9 @@ public final class PoolScheduler: DateScheduler {
 
     /// How many times a worker out of work polls the queues before it parks.
     let searchRounds = 64
+
+    /// Test hook (see the internal `init`); `nil` outside tests.
+    let _searchEndedEmpty: (@Sendable () -> Void)?
 
     /// Where timed actions wait before they are scheduled on the pool.
     private let timerQueue = DispatchQueue(label: "Mailbox.PoolScheduler.timers")
@@ -81,9 +87,17 @@ public final class PoolScheduler: DateScheduler {
     ///   - name: A prefix for the threads' names.
     ///   - runNextLimit: How many times in a row a worker runs work from its run-next slot
     ///     before it takes work from its queues (fairness); at least 1.
-    public init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "mailbox-pool", runNextLimit: Int = 32) {
+    public convenience init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "mailbox-pool", runNextLimit: Int = 32) {
+        self.init(workerCount: workerCount, name: name, runNextLimit: runNextLimit, searchEndedEmpty: nil)
+    }
+
+    /// The pool, with a test hook: `searchEndedEmpty` runs on a worker whose search for work
+    /// found nothing, just before it stops counting as searching (the window in which
+    /// publishers skip their wake-ups).
+    init(workerCount: Int, name: String, runNextLimit: Int, searchEndedEmpty: (@Sendable () -> Void)?) {
         precondition(workerCount > 0, "a pool needs at least one worker, not \(workerCount)")
         precondition(runNextLimit > 0, "runNextLimit must be at least 1, not \(runNextLimit)")
+        self._searchEndedEmpty = searchEndedEmpty
         self.workerCount = workerCount
         self.runNextLimit = runNextLimit
         self.workers = (0..<workerCount).map { PoolWorker(index: $0) }
@@ -232,12 +246,22 @@ public final class PoolScheduler: DateScheduler {
     }
 
     /// Registers `worker` as asleep, then sleeps unless work turned up in the meantime.
+    ///
+    /// A worker that finds work here takes one job and passes the rest on (wakes one more
+    /// worker if more than one job is queued). Publishers skip their wake-up while a worker
+    /// searches, trusting it to find their work; this worker searched, found nothing, and is
+    /// now finding *several* jobs whose publishers may all have skipped. Taking one and
+    /// waking nobody stranded the others with workers asleep: a job could wait in the shared
+    /// queue until some unrelated event woke a worker (seen as a 20 s stall of
+    /// `workers_runAsManyActionsInParallelAsThereAreWorkers` in about 1 of 300 runs under load;
+    /// `HangRegressionTests.poolWorkerFindingSeveralJobsAsItParks_wakesAnotherForTheRest`).
     func park(_ worker: PoolWorker) {
         sleepersLock.withLock {
             sleepers.append(worker)
             sleepingCount.add(1, ordering: .acquiringAndReleasing)
         }
-        if hasWork(for: worker) || isShutdown.load(ordering: .acquiring) {
+        let queued = queuedJobCount()
+        if queued > 0 || isShutdown.load(ordering: .acquiring) {
             let removed: Bool = sleepersLock.withLock {
                 guard let index = sleepers.firstIndex(where: { $0 === worker }) else { return false }
                 sleepers.remove(at: index)
@@ -246,16 +270,19 @@ public final class PoolScheduler: DateScheduler {
             }
             // Not found: a publisher already took us off the list and will unpark us; consume
             // that wake-up so the next park does not return spuriously.
-            if removed { return }
+            if !removed { worker.parker.park() }
+            if queued > 1 { wakeOneIfAnySleeps() }
+            return
         }
         worker.parker.park()
     }
 
-    private func hasWork(for worker: PoolWorker) -> Bool {
-        if globalLock.withLock({ !global.isEmpty }) { return true }
-        for other in workers where other.lock.withLock({ !other.local.isEmpty }) {
-            return true
+    /// The jobs queued in the shared queue and every worker's queue (each read under its lock).
+    private func queuedJobCount() -> Int {
+        var count = globalLock.withLock { global.count }
+        for other in workers {
+            count += other.lock.withLock { other.local.count }
         }
-        return false
+        return count
     }
 }

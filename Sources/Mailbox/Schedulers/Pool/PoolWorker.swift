@@ -165,6 +165,7 @@ final class PoolWorker {
             }
             if round >= 4 { sched_yield() }
         }
+        if found == nil, let hook = pool._searchEndedEmpty { hook() }
         pool.searching.wrappingSubtract(1, ordering: .sequentiallyConsistent)
         if found != nil, pool.globalCount.load(ordering: .relaxed) > 0 || localCount.load(ordering: .relaxed) > 0 {
             pool.wakeOneIfAnySleeps()
