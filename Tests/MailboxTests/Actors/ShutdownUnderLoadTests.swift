@@ -64,7 +64,7 @@ struct ShutdownUnderLoadTests {
             return .same
         }, name: "busy")
         busy.tell(0)
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeldAsync())
         let queued = 1_000_000
         for value in 1...queued { busy.tell(value) }
         if Self.canSeeThreads { #expect(Self.poolThreads(of: "sdm").count == 2) }
@@ -90,7 +90,7 @@ struct ShutdownUnderLoadTests {
             return .same
         }, name: "slow", props: Props(mailbox: .bounded(capacity: 4, overflow: .backpressure)))
         slow.tell(0)
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeldAsync())
         for value in 1...4 { #expect(slow.tell(value) == .enqueued) }
         let senders = (5..<13).map { value in Task { try await slow.send(value) } }
         let cell = unsafeDowncast(slow.target, to: ActorCell<Int>.self)
@@ -123,7 +123,7 @@ struct ShutdownUnderLoadTests {
             return .same
         }, name: "busy")
         let blocker = Task { try await busy.ask(timeout: .seconds(3_600)) { Question.get(replyTo: $0) } }
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeldAsync())
         let asks = (0..<40).map { index in
             Task {
                 let target = index.isMultiple(of: 2) ? silent : busy
@@ -199,7 +199,7 @@ struct ShutdownUnderLoadTests {
         let children = try await tree.ask(timeout: .seconds(20)) { SupervisorMessage.whichChildren(replyTo: $0) }
         let a = try #require(children.first { $0.id == "a" }?.ref?.typed(as: Work.self))
         a.tell(.fail)
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeldAsync())
 
         let (report, elapsed) = await shutDown(system) { gate.open() }
         #expect(report.isClean)
