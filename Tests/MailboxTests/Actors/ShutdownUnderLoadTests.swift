@@ -7,8 +7,31 @@ import Testing
 /// waiting on a back-pressured mailbox, asks in flight, supervisors in the middle of restarts.
 /// `shutdown()` completes within its time-out, its report counts what was dropped, every
 /// pending ask fails with a clear error, and the pool's threads are gone (joined).
-@Suite("Shutdown under load")
+@Suite("Shutdown under load", .serialized)
 struct ShutdownUnderLoadTests {
+    /// Holds pool workers (blocking them) until opened, while the test awaits the holds without
+    /// blocking a thread of the cooperative pool (which has one thread per core, shared with
+    /// every test running in parallel: a blocking wait there starves the others' tasks).
+    final class WorkerGate: Sendable {
+        private let held = Inbox<Int>()
+        private let opened = DispatchSemaphore(value: 0)
+
+        /// Run by a worker: counts as held, then blocks until `open` (or 60 s).
+        func hold() {
+            held.record(1)
+            _ = opened.waitBounded(.seconds(60))
+        }
+
+        /// Suspends until `hold()` has been entered `count` times; `false` after 60 s.
+        func waitUntilHeld(count: Int = 1) async -> Bool {
+            await held.waitForCount(count, timeout: 60)
+        }
+
+        func open(count: Int = 1) {
+            for _ in 0..<count { opened.signal() }
+        }
+    }
+
     enum Question: Sendable {
         case get(replyTo: ActorRef<Int>)
     }
@@ -32,10 +55,10 @@ struct ShutdownUnderLoadTests {
     /// Whether `/proc` shows threads at all (Linux): the thread checks are skipped elsewhere.
     static var canSeeThreads: Bool { !threadNames().isEmpty }
 
-    /// Suspends (yielding, never blocking a thread) until `condition` holds, for at most 20
+    /// Suspends (yielding, never blocking a thread) until `condition` holds, for at most 60
     /// seconds of real time.
     func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while !condition() {
             if Date() > deadline { return false }
             await Task.yield()
@@ -45,7 +68,7 @@ struct ShutdownUnderLoadTests {
 
     /// Shuts `system` down (beginning it first, then `beforeWaiting`), and returns the report
     /// and how long `shutdown(timeout:)` took.
-    func shutDown(_ system: ActorSystem, timeout: Duration = .seconds(30), beforeWaiting: () -> Void = {}) async -> (ActorSystem.ShutdownReport, Duration) {
+    func shutDown(_ system: ActorSystem, timeout: Duration = .seconds(60), beforeWaiting: () -> Void = {}) async -> (ActorSystem.ShutdownReport, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
         system.beginShutdown()
@@ -56,7 +79,7 @@ struct ShutdownUnderLoadTests {
 
     @Test func aMillionMessagesQueued_shutdownCompletesInTime_countsThemAsDeadLetters_andJoinsThePool() async throws {
         let system = ActorSystem(name: "sdm", configuration: .init(poolWorkerCount: 2, logHandler: nil))
-        let gate = Gate()
+        let gate = WorkerGate()
         let handled = LockedValueBox(0)
         let busy = try system.spawn(Behavior<Int>.receiveMessage { value in
             if value == 0 { gate.hold() }
@@ -64,16 +87,23 @@ struct ShutdownUnderLoadTests {
             return .same
         }, name: "busy")
         busy.tell(0)
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeld())
         let queued = 1_000_000
-        for value in 1...queued { busy.tell(value) }
+        // Told from a thread of its own: a million tells (slow under ThreadSanitizer) would
+        // hold a thread of the cooperative pool for that long.
+        let told = AsyncGate()
+        Thread.detachNewThread {
+            for value in 1...queued { busy.tell(value) }
+            told.open(true)
+        }
+        #expect(await told.wait(timeout: 120))
         if Self.canSeeThreads { #expect(Self.poolThreads(of: "sdm").count == 2) }
 
         // The stop comes before the queued messages (system messages first), once the handler
         // in progress returns.
         let (report, elapsed) = await shutDown(system) { gate.open() }
         #expect(report.isClean)
-        #expect(elapsed < .seconds(30))
+        #expect(elapsed < .seconds(60))
         #expect(report.deadLetters == queued)
         #expect(report.asksFailed == 0)
         #expect(report.description == "shutdown complete; 1000000 dead letters")
@@ -84,13 +114,13 @@ struct ShutdownUnderLoadTests {
 
     @Test func sendersWaitingOnABackPressuredMailbox_throwSendError_andTheirMessagesAreCounted() async throws {
         let system = ActorSystem(name: "sdb", configuration: .init(poolWorkerCount: 2, logHandler: nil))
-        let gate = Gate()
+        let gate = WorkerGate()
         let slow = try system.spawn(Behavior<Int>.receiveMessage { value in
             if value == 0 { gate.hold() }
             return .same
         }, name: "slow", props: Props(mailbox: .bounded(capacity: 4, overflow: .backpressure)))
         slow.tell(0)
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeld())
         for value in 1...4 { #expect(slow.tell(value) == .enqueued) }
         let senders = (5..<13).map { value in Task { try await slow.send(value) } }
         let cell = unsafeDowncast(slow.target, to: ActorCell<Int>.self)
@@ -98,7 +128,7 @@ struct ShutdownUnderLoadTests {
 
         let (report, elapsed) = await shutDown(system) { gate.open() }
         #expect(report.isClean)
-        #expect(elapsed < .seconds(30))
+        #expect(elapsed < .seconds(60))
         for sender in senders {
             let error = await #expect(throws: SendError.self) { try await sender.value }
             #expect(error?.reason == .recipientTerminated)
@@ -110,7 +140,7 @@ struct ShutdownUnderLoadTests {
 
     @Test func asksInFlight_eachFailsWithSystemShutDown_longBeforeTheirTimeouts() async throws {
         let system = ActorSystem(name: "sda", configuration: .init(poolWorkerCount: 2, logHandler: nil))
-        let gate = Gate()
+        let gate = WorkerGate()
         // Questions it handles but never answers.
         let ignored = Inbox<String>()
         let silent = try system.spawn(Behavior<Question>.receiveMessage { _ in
@@ -123,7 +153,7 @@ struct ShutdownUnderLoadTests {
             return .same
         }, name: "busy")
         let blocker = Task { try await busy.ask(timeout: .seconds(3_600)) { Question.get(replyTo: $0) } }
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeld())
         let asks = (0..<40).map { index in
             Task {
                 let target = index.isMultiple(of: 2) ? silent : busy
@@ -140,7 +170,7 @@ struct ShutdownUnderLoadTests {
 
         let (report, elapsed) = await shutDown(system) { gate.open() }
         #expect(report.isClean)
-        #expect(elapsed < .seconds(30))
+        #expect(elapsed < .seconds(60))
         #expect(report.asksFailed == asks.count + 1)
         // The 20 questions still queued behind the blocked handler.
         #expect(report.deadLetters == 20)
@@ -159,7 +189,7 @@ struct ShutdownUnderLoadTests {
 
     /// A child that fails on `.fail`; its `setup` records each start, and blocks on `gate` in
     /// its second start when one is given (a restart caught in the middle).
-    static func restartingChild(_ id: String, starts: Inbox<String>, blockSecondStartOn gate: Gate? = nil) -> @Sendable () -> Behavior<Work> {
+    static func restartingChild(_ id: String, starts: Inbox<String>, blockSecondStartOn gate: WorkerGate? = nil) -> @Sendable () -> Behavior<Work> {
         let count = LockedValueBox(0)
         return {
             .setup { _ in
@@ -180,7 +210,7 @@ struct ShutdownUnderLoadTests {
     @Test func supervisorsInTheMiddleOfRestarts_shutdownCompletesInTime() async throws {
         let system = ActorSystem(name: "sds", configuration: .init(poolWorkerCount: 2, logHandler: nil))
         let starts = Inbox<String>()
-        let gate = Gate()
+        let gate = WorkerGate()
         // An all-for-one tree whose restart is caught with b's new `setup` in progress.
         let tree = try system.spawn(Supervisor.behavior(strategy: .allForOne, intensity: 5, period: .seconds(60), children: [
             ChildSpec(id: "a", Self.restartingChild("a", starts: starts)),
@@ -196,14 +226,14 @@ struct ShutdownUnderLoadTests {
         #expect(await starts.waitForCount(4))
         backingOff.tell(.fail)
         for value in 0..<10 { backingOff.tell(.value(value)) }
-        let children = try await tree.ask(timeout: .seconds(20)) { SupervisorMessage.whichChildren(replyTo: $0) }
+        let children = try await tree.ask(timeout: .seconds(60)) { SupervisorMessage.whichChildren(replyTo: $0) }
         let a = try #require(children.first { $0.id == "a" }?.ref?.typed(as: Work.self))
         a.tell(.fail)
-        #expect(gate.waitUntilHeld())
+        #expect(await gate.waitUntilHeld())
 
         let (report, elapsed) = await shutDown(system) { gate.open() }
         #expect(report.isClean)
-        #expect(elapsed < .seconds(30))
+        #expect(elapsed < .seconds(60))
         #expect(system.topLevelActors.isEmpty)
         // The back-off's stash, at least, was dropped and counted.
         #expect(report.deadLetters >= 10)
