@@ -126,7 +126,7 @@ public final class ActorContext<Message: Sendable> {
         guard !children.isNameTaken(name) else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
-        try ActorCell<Child>.checkSpawnable(behavior, props: props, path: "\(address.path)/\(name)")
+        try ActorCell<Child>.checkSpawnable(behavior, props: props, parent: address.path, name: name)
         // No shutdown check here: a child spawned while the system shuts down is stopped with
         // its parent, children first, like every other child.
         let child = ActorCell(

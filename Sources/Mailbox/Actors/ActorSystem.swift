@@ -156,7 +156,7 @@ public final class ActorSystem: Sendable {
     ) throws -> ActorRef<Message> {
         let name = try self.resolveName(name, parent: guardian.address.path)
         guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
-        try ActorCell<Message>.checkSpawnable(behavior, props: props, path: "\(guardian.address.path)/\(name)")
+        try ActorCell<Message>.checkSpawnable(behavior, props: props, parent: guardian.address.path, name: name)
         let cell = ActorCell(
             system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
             parent: guardian, behavior: behavior, props: props, runLoop: runLoop)

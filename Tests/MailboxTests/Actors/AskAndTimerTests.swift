@@ -42,9 +42,10 @@ struct AskAndTimerTests {
             return .same
         }, name: "silent")
         let task = Task { try await silent.ask(timeout: .seconds(3)) { CounterMessage.ignoreQuestion(replyTo: $0) } }
-        // Explicit synchronisation, bounded: run what is due until the question has arrived
-        // (the asking task sends it at a moment of its own, after arming the time-out).
-        let deadline = ContinuousClock.now + .seconds(20)
+        // Explicit synchronisation, bounded (generously: the asking task may wait for a thread
+        // of the cooperative pool): run what is due until the question has arrived (the task
+        // sends it at a moment of its own, after arming the time-out).
+        let deadline = ContinuousClock.now + .seconds(60)
         while stash.withLockedValue({ $0 }) == nil, ContinuousClock.now < deadline {
             scheduler.runDue()
             await Task.yield()

@@ -33,10 +33,10 @@ struct AskEdgeCaseTests {
         }
     }
 
-    /// Suspends (yielding, never blocking a thread) until `condition` holds, for at most 20
-    /// seconds of real time.
+    /// Suspends (yielding, never blocking a thread) until `condition` holds, for at most 60
+    /// seconds of real time (generous: ThreadSanitizer and a shared machine slow everything).
     func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while !condition() {
             if Date() > deadline { return false }
             await Task.yield()

@@ -83,7 +83,7 @@ struct HangRegressionTests {
         let system = ActorSystem(name: "hang-ask", configuration: .init(logHandler: nil))
         let silent = try system.spawn(Behavior<Message>.ignore, name: "silent")
         let ask = Task { try await silent.ask(timeout: .seconds(2)) { Message.get(replyTo: $0) } }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while system.pendingAsks.count == 0, ContinuousClock.now < deadline { await Task.yield() }
         _ = await system.shutdown()
         let finished = AsyncGate()
@@ -91,6 +91,6 @@ struct HangRegressionTests {
             _ = try? await ask.value
             finished.open(true)
         }
-        #expect(await finished.wait(timeout: 20), "the ask never completed after shutdown")
+        #expect(await finished.wait(timeout: 60), "the ask never completed after shutdown")
     }
 }
