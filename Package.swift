@@ -78,8 +78,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "CalculatorTests",
+            dependencies: ["CalculatorCore", "Mailbox"],
+            path: "Tests/CalculatorTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MailboxTests",
-            dependencies: ["Mailbox", "CalculatorCore"],
+            dependencies: ["Mailbox"],
             path: "Tests/MailboxTests",
             swiftSettings: strictSettings
         ),

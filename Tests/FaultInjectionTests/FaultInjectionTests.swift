@@ -86,7 +86,7 @@ struct SupervisedActorFaultTests {
             let setups = Recorder<Date>()
             let decisions = Recorder<(decision: SupervisionDecision, at: Date)>()
             let deadLetters = Recorder<DeadLetter>()
-            simulation.system.observeEvents { event in
+            simulation.system.events.observeValues { event in
                 switch event {
                 case let .supervised(decision): decisions.record((decision, scheduler.currentDate))
                 case let .deadLetter(letter): deadLetters.record(letter)
@@ -192,7 +192,7 @@ struct SupervisorTreeFaultTests {
     @Test func eachFailureRestartsExactlyTheSetOTPRestarts_andSiblingsKeepTheirMessages() async throws {
         try await Simulation.run("tree-sets", seeds: 0..<seedsPerScenario) { simulation in
             var random = simulation.random
-            let strategies: [Supervisor.Strategy] = [.oneForOne, .allForOne, .restForOne]
+            let strategies: [Supervisor.RestartScope] = [.oneForOne, .allForOne, .restForOne]
             let strategy = strategies[Int.random(in: 0..<3, using: &random)]
             let size = Int.random(in: 2...5, using: &random)
             let types: [ChildSpec.Restart] = (0..<size).map { _ in
@@ -222,7 +222,7 @@ struct SupervisorTreeFaultTests {
                 }
             }
             let deadLetters = Recorder<DeadLetter>()
-            simulation.system.observeDeadLetters { deadLetters.record($0) }
+            simulation.system.deadLetters.observeValues { deadLetters.record($0) }
             let supervisor = try simulation.system.spawn(
                 Supervisor.behavior(strategy: strategy, intensity: 1_000, period: .seconds(1), children: specs), name: "sup")
             let probe = try simulation.probe([SupervisedChild].self)

@@ -57,7 +57,7 @@ struct SoakTests {
         let tally = Tally(expected: total)
         let system = ActorSystem(name: "soak", configuration: .init(logHandler: nil))
         defer { _ = blockingShutdown(system) }
-        system.observeDeadLetters { letter in
+        system.deadLetters.observeValues { letter in
             if letter.message is Int { tally.count(tally.dead) }
         }
         // A tree: 4 workers decided by the root (one-for-one), 4 with their own restart rule,

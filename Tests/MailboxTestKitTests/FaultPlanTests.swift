@@ -81,7 +81,7 @@ import Testing
         let injector = FaultInjector(plan: FaultPlan(seed: 3).failing(FaultPlan.handler, .atHit(3)))
         let probe = try TestProbe<Int>(system: system)
         let failures = Recorded([String]())
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .failed(address, error) = event { failures.append("\(address.path): \(error)") }
         }
         let worker = try system.spawn(Behavior<Int>.receiveMessage { n in

@@ -151,7 +151,7 @@ func tally() -> Behavior<TallyMessage> {
 
         let flakyInjector = FaultInjector(plan: FaultPlan(seed: 7).failing(FaultPlan.handler, .atHit(2)))   // the 2nd message fails
         let decisions = try TestProbe<SupervisorDirective>(system: system)
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .supervised(decision) = event { decisions.ref.tell(decision.directive) }
         }
         let results = try TestProbe<Int>(system: system)

@@ -10,15 +10,30 @@ public final class ActorContext<Message: Sendable> {
     // A context is used only inside its actor's handlers, while the cell is alive.
     unowned(unsafe) let cell: ActorCell<Message>
 
-    /// The children, in start order.
+    // Every `var` below is touched only inside the actor's mailbox run (checked in DEBUG builds
+    // by `cell.assertInMailboxRun()` in each mutator): one run at a time is what makes them safe.
+
+    /// The children, in start order. Mailbox run only.
     var children = ChildRegistry()
-    /// Actors watching this one.
+    /// Actors watching this one. Mailbox run only.
     var watchers: [ObjectIdentifier: AnyTarget] = [:]
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
+    /// Mailbox run only.
     var watching: [ObjectIdentifier: Watch] = [:]
-    var stashed: [Message] = []
-    /// Message adapters made so far (for their names).
-    private var adapterCount: Int32 = 0
+    /// Messages set aside by `stash(_:)`, oldest first, from `stashHead`. Mailbox run only.
+    private var stashed: [Message] = []
+    /// The oldest stashed message still there. Mailbox run only.
+    private var stashHead: Int32 = 0
+    /// Failures of this actor so far (wrapping). Mailbox run only.
+    private var failureCount: UInt32 = 0
+    /// Message adapters made so far (for their names). Mailbox run only. Wraps around instead
+    /// of trapping after 2³² adapters (names may then repeat; a name is only an address's last
+    /// component).
+    private var adapterCount: UInt32 = 0
+    /// The message adapters, once one is registered (its entries have their own lock).
+    private var adapterRegistry: MessageAdapters<Message>?
+    /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
+    private var usageError: (any Error)?
     /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
     private let stashCapacity: Int32
 
@@ -29,14 +44,18 @@ public final class ActorContext<Message: Sendable> {
 
     /// The actor's timers; all are cancelled when the actor stops.
     public var timers: TimerScheduler<Message> {
+        cell.assertInMailboxRun()
         if let timerStorage { return timerStorage }
         let timers = TimerScheduler(cell: cell)
         timerStorage = timers
         return timers
     }
 
-    /// Created on first use of `timers`.
+    /// Created on first use of `timers`. Mailbox run only.
     private var timerStorage: TimerScheduler<Message>?
+
+    /// The timer scheduler, if `timers` was ever used (without creating it).
+    var timerSchedulerIfCreated: TimerScheduler<Message>? { timerStorage }
 
     /// Cancels every timer, if any was ever started (without creating the timer scheduler).
     func cancelAllTimers() {
@@ -73,7 +92,9 @@ public final class ActorContext<Message: Sendable> {
     /// Spawns a child actor named `name`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` or `.duplicateName` (naming the
-    ///   problem and the parent), or `.parentNotRunning` if this actor is stopping.
+    ///   problem and the parent), `.parentNotRunning` if this actor is stopping,
+    ///   `.invalidBehavior` or `.invalidProps` as `ActorSystem.spawn(_:name:props:)` explains.
+    ///   Thrown from a handler, that is a failure of this actor.
     @inlinable
     @discardableResult
     public func spawn<Child: Sendable>(_ behavior: sending Behavior<Child>, name: String, props: Props = Props()) throws -> ActorRef<Child> {
@@ -96,6 +117,7 @@ public final class ActorContext<Message: Sendable> {
         delegatedWindow: SharedRestartWindow? = nil,
         runLoop: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
+        cell.assertInMailboxRun()
         guard case .running = cell.lifecycle else {
             // A child spawned while stopping (in post-stop) would outlive its parent unseen.
             throw ActorSystemError.parentNotRunning(address.path)
@@ -104,6 +126,7 @@ public final class ActorContext<Message: Sendable> {
         guard !children.isNameTaken(name) else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
+        try ActorCell<Child>.checkSpawnable(behavior, props: props, parent: address.path, name: name)
         // No shutdown check here: a child spawned while the system shuts down is stopped with
         // its parent, children first, like every other child.
         let child = ActorCell(
@@ -136,12 +159,34 @@ public final class ActorContext<Message: Sendable> {
     /// Stops a child: its own children stop first, then it; the parent is told
     /// `terminated` if it watches the child.
     ///
-    /// - Throws: `ActorSystemError` with code `.notAChild` if `child` is not a child of this actor.
+    /// Idempotent: stopping a child that is already stopping, or has already terminated, does
+    /// nothing.
+    ///
+    /// - Throws: `ActorSystemError` with code `.notAChild` if `child` never was a child of this
+    ///   actor (another actor's child, this actor itself, a message adapter).
     public func stop<Child>(_ child: ActorRef<Child>) throws {
-        guard children.contains(child.target) else {
+        cell.assertInMailboxRun()
+        let target = child.target
+        if children.contains(target) {
+            target.sendSystem(.stop)
+        } else if !isOrWasChild(target) {
             throw ActorSystemError.notAChild(child.path, parent: address.path)
         }
-        child.target.sendSystem(.stop)
+    }
+
+    /// Whether `target` is, or was, spawned by this actor — also once it has terminated and
+    /// left `children`.
+    ///
+    /// A child records its parent's object identity. That identity can be reused by a new
+    /// object once the old parent is freed, so the child must also be younger than this actor
+    /// (a higher incarnation) and live under its path.
+    func isOrWasChild(_ target: AnyTarget) -> Bool {
+        guard target.parentIdentity == ObjectIdentifier(cell),
+              target.address.incarnation > address.incarnation else { return false }
+        let path = target.address.path
+        let prefix = address.path
+        return path.count > prefix.count && path.hasPrefix(prefix)
+            && path[path.index(path.startIndex, offsetBy: prefix.count)] == "/"
     }
 
     // MARK: Death watch
@@ -149,27 +194,62 @@ public final class ActorContext<Message: Sendable> {
     /// Watches `ref`: when it terminates this actor receives `LifecycleEvent.terminated(ref)`
     /// (or `childFailed` if it is a child that failed), exactly once, at once if it has already
     /// terminated. An unhandled `terminated` event fails this actor (a death pact).
+    ///
+    /// Watching again the same way does nothing. Watching an actor already watched with
+    /// `watch(_:with:)` is a usage error (as in Akka): the handler fails, once it returns, with
+    /// `ActorSystemError` code `.conflictingWatch`; `unwatch` first to switch.
     public func watch<Other>(_ ref: ActorRef<Other>) {
         watch(ref.target, message: nil)
     }
 
     /// Watches `ref`, receiving `message` instead of a lifecycle event when it terminates.
+    ///
+    /// Watching again with a message replaces the message. Watching an actor already watched
+    /// with `watch(_:)` is a usage error: the handler fails, once it returns, with
+    /// `ActorSystemError` code `.conflictingWatch`.
     public func watch<Other>(_ ref: ActorRef<Other>, with message: Message) {
         watch(ref.target, message: message)
     }
 
     private func watch(_ ref: AnyTarget, message: Message?) {
+        cell.assertInMailboxRun()
         // Watching an adapter watches its owner, whose `terminated` names the owner.
         let target = ref.watchedTarget
         guard target !== cell else { return }
         let id = ObjectIdentifier(target)
-        let isNew = watching[id] == nil
+        if let existing = watching[id] {
+            guard (existing.message == nil) == (message == nil) else {
+                // Akka: a watch is either `watch` or `watchWith`; switching is a usage error.
+                recordUsageError(ActorSystemError.conflictingWatch(
+                    watcher: address.path, target: target.address.path, nowWithMessage: message != nil))
+                return
+            }
+            // The same kind of watch again: kept (with the new message, for `watch(_:with:)`).
+            watching[id] = Watch(target: target, message: message)
+            return
+        }
         watching[id] = Watch(target: target, message: message)
-        if isNew { target.sendSystem(.watch(cell)) }
+        target.sendSystem(.watch(cell))
+    }
+
+    // MARK: Usage errors
+
+    /// A misuse of this context found inside a handler that cannot throw (as `watch`): the
+    /// handler fails with `error` once it returns, as if it had thrown it (the first error wins).
+    func recordUsageError(_ error: any Error) {
+        if usageError == nil { usageError = error }
+        cell.flags.bitwiseOr(ActorCell<Message>.usageErrorFlag, ordering: .relaxed)
+    }
+
+    /// The recorded usage error, cleared.
+    func takeUsageError() -> (any Error)? {
+        defer { usageError = nil }
+        return usageError
     }
 
     /// Stops watching `ref`; a `terminated` already on its way is discarded.
     public func unwatch<Other>(_ ref: ActorRef<Other>) {
+        cell.assertInMailboxRun()
         let target = ref.target.watchedTarget
         if watching.removeValue(forKey: ObjectIdentifier(target)) != nil {
             target.sendSystem(.unwatch(cell))
@@ -178,56 +258,109 @@ public final class ActorContext<Message: Sendable> {
 
     // MARK: Stash
 
-    /// Sets `message` aside until `unstashAll()`.
+    /// Sets `message` aside until `unstashAll(_:)` or `unstash(_:count:)`.
     ///
     /// - Throws: `StashOverflowError` if the stash already holds `Props.stashCapacity`
     ///   messages; thrown from a handler, that is a failure of the actor.
     public func stash(_ message: Message) throws {
-        guard stashed.count < stashCapacity else {
+        cell.assertInMailboxRun()
+        guard stashSize < stashCapacity else {
             throw StashOverflowError(actor: address, capacity: Int(stashCapacity))
         }
         stashed.append(message)
     }
 
     /// The number of stashed messages.
-    public var stashSize: Int { stashed.count }
+    public var stashSize: Int { stashed.count - Int(stashHead) }
 
-    /// Switches to `behavior` and hands it every stashed message, in the order stashed (each
-    /// may switch behavior for the next, stash again, or stop the actor; messages after a stop
-    /// become dead letters). Return the result from the handler:
+    /// Whether the stash holds `Props.stashCapacity` messages (a further `stash` throws).
+    public var isStashFull: Bool { stashSize >= stashCapacity }
+
+    /// Switches to `behavior` and hands it the stashed messages, oldest first, one at a time:
+    /// each may switch behavior for the next, stash again, or stop the actor. Return the result
+    /// from the handler:
     ///
     /// ```swift
     /// case .open: return context.unstashAll(open())
     /// ```
+    ///
+    /// As in Akka: messages stashed while unstashing (a handler stashing again) are not replayed
+    /// by this call; if a replayed message fails and supervision resumes the actor, that message
+    /// is gone and the rest stay stashed (`stashSize` shows them) until the next unstash; if the
+    /// actor restarts they are kept for the new state; if it stops they become dead letters.
+    ///
+    /// - Complexity: O(n) in the number of messages replayed.
     public func unstashAll(_ behavior: Behavior<Message>) -> Behavior<Message> {
+        unstash(behavior, count: stashSize)
+    }
+
+    /// Like `unstashAll(_:)`, but replays at most `count` messages, the oldest; the others stay
+    /// stashed.
+    public func unstash(_ behavior: Behavior<Message>, count: Int) -> Behavior<Message> {
+        cell.assertInMailboxRun()
         do {
             try cell.becomeFromUnstash(behavior)
         } catch {
             cell.fail(error, message: nil)
             return .same
         }
-        let messages = stashed
-        stashed = []
-        for message in messages {
-            guard case .running = cell.lifecycle else {
-                // Restarting: kept for the new state; stopping: dead letters.
-                cell.handleWhileNotRunning(message)
-                continue
+        var remaining = min(max(count, 0), stashSize)
+        let failuresBefore = failureCount
+        while remaining > 0, case .running = cell.lifecycle, failureCount == failuresBefore {
+            remaining -= 1
+            let message = stashed[Int(stashHead)]
+            stashHead += 1
+            if Int(stashHead) == stashed.count {
+                stashed.removeAll(keepingCapacity: true)
+                stashHead = 0
             }
             cell.handle(message)
         }
         return .same
     }
 
+    /// The stash, oldest first, emptied (a restart keeps it for the new state).
+    func takeStash() -> ArraySlice<Message> {
+        defer {
+            stashed = []
+            stashHead = 0
+        }
+        return stashed[Int(stashHead)...]
+    }
+
+    /// Counts a failure of this actor (so that an unstash stops replaying after one).
+    func noteFailure() {
+        failureCount &+= 1
+    }
+
     // MARK: Adapters and async work
 
     /// A ref that accepts `Other` messages and forwards them to this actor converted by
-    /// `transform` (which runs on the sender's thread, so it must be a pure function).
+    /// `transform`, which runs on the sender's thread (keep it a pure function).
+    ///
+    /// As in Akka Typed, there is one adapter per message type: calling this again for the same
+    /// `Other` replaces the function and returns the same ref (whose earlier copies use the new
+    /// function), so calling it in a handler does not grow memory. A message is converted by the
+    /// most recently registered adapter whose type matches it (for class hierarchies, a subtype's
+    /// adapter registered later wins). If `transform` throws, the message counts as delivered and
+    /// this actor fails with the error, supervised like a failure of its handler.
+    ///
     /// Watching the adapter watches this actor: the watcher's `terminated` names this actor.
-    public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Message) -> ActorRef<Other> {
-        adapterCount += 1
-        let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
-        return ActorRef(AdapterTarget(owner: cell, transform: transform, address: adapterAddress))
+    public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) throws -> Message) -> ActorRef<Other> {
+        cell.assertInMailboxRun()
+        let adapters: MessageAdapters<Message>
+        if let existing = adapterRegistry {
+            adapters = existing
+        } else {
+            adapters = MessageAdapters()
+            adapterRegistry = adapters
+        }
+        let target = adapters.register(transform) {
+            adapterCount &+= 1
+            let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
+            return AdapterTarget<Other, Message>(owner: cell, adapters: adapters, address: adapterAddress)
+        }
+        return ActorRef(target)
     }
 
     /// Runs `operation` outside the actor and sends its result, mapped by `map`, to this actor
@@ -246,10 +379,14 @@ public final class ActorContext<Message: Sendable> {
     }
 
     func releaseAfterTermination() {
+        cell.assertInMailboxRun()
         cancelAllTimers()
         children.removeAll()
         watchers = [:]
         watching = [:]
-        stashed = []
+        // Nothing accepted is lost silently: what was still stashed becomes dead letters.
+        for message in takeStash() {
+            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        }
     }
 }

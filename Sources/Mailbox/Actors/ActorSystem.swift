@@ -85,6 +85,10 @@ public final class ActorSystem: Sendable {
     private let shuttingDown = Atomic<Bool>(false)
     let eventBus = EventBus<ActorSystemEvent>()
     private let deadLetterCounter = Atomic<Int>(0)
+    /// `deadLetterCounter` when the shutdown began, for the report; -1 before.
+    private let deadLettersAtShutdown = Atomic<Int>(-1)
+    /// Asks that have not completed; `shutdown()` fails them.
+    let pendingAsks = PendingAsks()
     private let droppedCounter = Atomic<Int>(0)
     /// SplitMix64 state for back-off jitter, when `configuration.randomSeed` is set.
     private let randomState: Atomic<UInt64>
@@ -107,12 +111,9 @@ public final class ActorSystem: Sendable {
     /// A random number in `0..<1`: from the seeded sequence when `randomSeed` is set.
     func nextRandomUnit() -> Double {
         guard configuration.randomSeed != nil else { return Double.random(in: 0..<1) }
-        // SplitMix64: each caller takes the next state atomically.
-        var z = randomState.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
+        // One SplitMix64 sequence: each caller takes the next state atomically.
+        let state = randomState.wrappingAdd(SplitMix64.increment, ordering: .relaxed).newValue
+        return SplitMix64.unit(SplitMix64.mix(state))
     }
 
     /// Whether `shutdown()` has begun: new spawns throw, actors are stopping.
@@ -123,7 +124,11 @@ public final class ActorSystem: Sendable {
     /// Spawns a top-level actor at `/user/<name>`.
     ///
     /// - Throws: `ActorSystemError` with code `.invalidName` (saying which character or rule),
-    ///   `.duplicateName` (a live top-level actor has that name), or `.shuttingDown`.
+    ///   `.duplicateName` (a live top-level actor has that name), `.shuttingDown`,
+    ///   `.invalidBehavior` (`behavior` is `.same` or `.unhandled`, which only a handler may
+    ///   return) or `.invalidProps` (a bounded mailbox whose capacity is not positive). Problems
+    ///   that show only when the actor starts (a `setup` that throws, or returns `.same`) are
+    ///   failures of the new actor, handled by its supervision; they never crash the process.
     ///
     /// Call it with a concrete message type where you can: the actor's mailbox run is then
     /// compiled specialised for that type in your module.
@@ -134,6 +139,8 @@ public final class ActorSystem: Sendable {
     }
 
     /// Spawns a top-level actor with a generated name (`/user/$a1`, …).
+    ///
+    /// - Throws: As `spawn(_:name:props:)`, except for the name codes.
     @inlinable
     @discardableResult
     public func spawnAnonymous<Message: Sendable>(_ behavior: sending Behavior<Message>, props: Props = Props()) throws -> ActorRef<Message> {
@@ -149,6 +156,7 @@ public final class ActorSystem: Sendable {
     ) throws -> ActorRef<Message> {
         let name = try self.resolveName(name, parent: guardian.address.path)
         guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
+        try ActorCell<Message>.checkSpawnable(behavior, props: props, parent: guardian.address.path, name: name)
         let cell = ActorCell(
             system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
             parent: guardian, behavior: behavior, props: props, runLoop: runLoop)
@@ -191,6 +199,7 @@ public final class ActorSystem: Sendable {
     /// failed, dead letter, unhandled), on the thread that publishes it.
     ///
     /// - Returns: A disposable that ends the observation.
+    @available(*, deprecated, message: "use `events.observeValues { … }`: one way to observe the event stream")
     @discardableResult
     public func observeEvents(_ observer: @escaping @Sendable (ActorSystemEvent) -> Void) -> any Disposable {
         eventBus.observe(observer)
@@ -198,6 +207,7 @@ public final class ActorSystem: Sendable {
 
     /// Calls `observer` with every dead letter (including messages dropped by a full mailbox)
     /// from now on, on the thread that publishes it.
+    @available(*, deprecated, message: "use `deadLetters.observeValues { … }`: one way to observe dead letters")
     @discardableResult
     public func observeDeadLetters(_ observer: @escaping @Sendable (DeadLetter) -> Void) -> any Disposable {
         eventBus.observe { event in
@@ -250,17 +260,33 @@ public final class ActorSystem: Sendable {
 
     // MARK: Shutdown
 
-    /// What `shutdown()` found.
+    /// What `shutdown()` found, and what it dropped.
     public struct ShutdownReport: Sendable, CustomStringConvertible {
         /// Top-level actors (with their subtrees) that had not terminated when the time-out
         /// expired. Empty after a clean shutdown.
         public let actorsNotStopped: [ActorAddress]
 
+        /// Messages that became dead letters from the start of the shutdown to its end: those
+        /// still queued in the mailboxes of the actors that stopped, those sent to them
+        /// meanwhile (including back-pressured sends that were waiting for room, which throw),
+        /// and anything else dead-lettered in that time. (`ActorSystem.deadLetterCount` keeps
+        /// counting afterwards.)
+        public let deadLetters: Int
+
+        /// Asks that were still waiting for a reply once the actors had stopped: each failed
+        /// with `AskError` code `.systemShutDown`, so no awaiting task hangs.
+        public let asksFailed: Int
+
         /// Whether every actor stopped in time.
         public var isClean: Bool { actorsNotStopped.isEmpty }
 
         public var description: String {
-            isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+            var text = isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+            var dropped: [String] = []
+            if deadLetters > 0 { dropped.append(deadLetters == 1 ? "1 dead letter" : "\(deadLetters) dead letters") }
+            if asksFailed > 0 { dropped.append(asksFailed == 1 ? "1 ask failed" : "\(asksFailed) asks failed") }
+            if !dropped.isEmpty { text += "; " + dropped.joined(separator: ", ") }
+            return text
         }
     }
 
@@ -269,6 +295,7 @@ public final class ActorSystem: Sendable {
     /// advance the scheduler, then `await shutdown()`.
     public func beginShutdown() {
         guard !shuttingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        deadLettersAtShutdown.store(deadLetterCounter.load(ordering: .relaxed), ordering: .relaxed)
         // Newest first, as a stopping actor stops its children.
         for child in guardian.closeForShutdown().reversed() {
             child.sendSystem(.stop)
@@ -276,14 +303,29 @@ public final class ActorSystem: Sendable {
     }
 
     /// Stops every actor gracefully and waits for them: children stop before parents, each
-    /// actor's post-stop handler runs, queued messages become dead letters. Then the system's
-    /// pool threads exit. Idempotent.
+    /// actor's post-stop handler runs, queued messages become dead letters. Then every ask
+    /// still waiting fails (`AskError` code `.systemShutDown`), the system's pool threads
+    /// finish what they run and exit (joined), and event observers are removed. Idempotent:
+    /// a later call waits again for any actor left, and counts from the same start.
     ///
     /// Call it before dropping the last reference to a system: a system never shut down keeps
     /// its pool threads (and every live actor) forever.
     ///
+    /// ```
+    ///  beginShutdown ── stop top-level actors (children first) ── all terminated ──┐
+    ///                   queued messages → dead letters               or time-out ──┤
+    ///                   back-pressured senders throw                                ▼
+    ///                                          fail pending asks ── join pool threads ── report
+    /// ```
+    ///
+    /// Thread-safety: call from any task, but not from inside an actor's handler on the
+    /// system's pool (the pool cannot join the thread that waits for it; a handler cannot
+    /// `await` anyway).
+    ///
     /// - Parameter timeout: How long to wait for actors to stop (wall-clock time); actors still
     ///   running then are listed in the report and their queued work is abandoned.
+    /// - Returns: The actors that did not stop in time, and counts of what was dropped: dead
+    ///   letters and failed asks.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) async -> ShutdownReport {
         beginShutdown()
@@ -292,102 +334,13 @@ public final class ActorSystem: Sendable {
         if !remaining.isEmpty {
             log("shutdown timed out after \(timeout); still running: \(remaining.map(\.path))")
         }
+        // No actor is left to answer (and a shut-down pool would drop the time-outs' timers).
+        let asksFailed = pendingAsks.close()
         pool?.shutdown()
+        // Counted once the pool's threads have finished their last runs (an actor drains its
+        // mailbox into dead letters in the run that terminates it).
+        let deadLetters = deadLetterCounter.load(ordering: .relaxed) - deadLettersAtShutdown.load(ordering: .relaxed)
         eventBus.close()
-        return ShutdownReport(actorsNotStopped: remaining)
-    }
-}
-
-/// The parent of top-level actors (`/user`). Not an actor: its children map is behind a lock,
-/// because top-level spawns come from any thread.
-// `state` is protected by its own lock; `address` is immutable.
-final class Guardian: AnyTarget, @unchecked Sendable {
-    private struct State {
-        var children = ChildRegistry()
-        var emptyWaiters: [@Sendable () -> Void] = []
-        /// Set by `closeForShutdown()`; no top-level actor is adopted after it.
-        var isClosed = false
-    }
-
-    private let state = LockedValueBox(State())
-
-    deinit {
-        state.withLockedValue { $0.children.removeAll() }
-    }
-
-    /// Registers a new top-level actor, unless the system is shutting down: the check and the
-    /// insertion are one step under the lock that `closeForShutdown()` takes, so every actor is
-    /// either refused or among those told to stop.
-    func adopt(_ child: AnyTarget, name: String, systemName: String) throws {
-        try state.withLockedValue { state in
-            guard !state.isClosed else { throw ActorSystemError.shuttingDown(systemName) }
-            guard !state.children.isNameTaken(name) else {
-                throw ActorSystemError.duplicateName(name, parent: address.path)
-            }
-            state.children.insert(child, named: name)
-        }
-    }
-
-    /// Refuses every later `adopt` and returns the live top-level actors, oldest first.
-    func closeForShutdown() -> [AnyTarget] {
-        state.withLockedValue { state in
-            state.isClosed = true
-            return state.children.inStartOrder
-        }
-    }
-
-    var childTargets: [AnyTarget] {
-        state.withLockedValue { $0.children.inStartOrder }
-    }
-
-    var childRefs: [AnyActorRef] {
-        childTargets.map(AnyActorRef.init)
-    }
-
-    override func sendSystem(_ message: SystemMessage) {
-        guard case let .childTerminated(child, _, _) = message else { return }
-        let waiters: [@Sendable () -> Void] = state.withLockedValue { state in
-            state.children.remove(child)
-            guard state.children.isEmpty else { return [] }
-            defer { state.emptyWaiters = [] }
-            return state.emptyWaiters
-        }
-        for waiter in waiters { waiter() }
-    }
-
-    /// Waits until every top-level actor has terminated, or `timeout` (wall clock) passes.
-    /// Returns whether they all terminated.
-    func waitUntilEmpty(timeout: Duration) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let once = ResumeOnce(continuation)
-            let isEmpty = state.withLockedValue { state -> Bool in
-                if state.children.isEmpty { return true }
-                state.emptyWaiters.append { once.resume(returning: true) }
-                return false
-            }
-            if isEmpty {
-                once.resume(returning: true)
-                return
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) {
-                once.resume(returning: false)
-            }
-        }
-    }
-}
-
-/// Resumes a continuation the first time `resume` is called; later calls do nothing.
-final class ResumeOnce<Value: Sendable>: Sendable {
-    private let resumed = Atomic<Bool>(false)
-    private let continuation: CheckedContinuation<Value, Never>
-
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation = continuation
-    }
-
-    func resume(returning value: Value) {
-        if !resumed.exchange(true, ordering: .acquiringAndReleasing) {
-            continuation.resume(returning: value)
-        }
+        return ShutdownReport(actorsNotStopped: remaining, deadLetters: deadLetters, asksFailed: asksFailed)
     }
 }

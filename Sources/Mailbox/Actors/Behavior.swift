@@ -124,15 +124,25 @@ public struct Behavior<Message: Sendable> {
     /// This behavior, with `handler` for lifecycle events (`postStop`, `terminated`,
     /// `childFailed`, `preRestart`). Return `.same` when handled, `.unhandled` otherwise.
     ///
-    /// - Precondition: `self` was made with `receive`, `receiveMessage` or `receiveLifecycle`.
+    /// Applies to behaviors made with `receive`, `receiveMessage` or `receiveLifecycle`; on a
+    /// `setup`, to the behavior the `setup` returns.
+    ///
+    /// Failure modes: on any other behavior there is nothing to attach the handler to, and the
+    /// actor that starts with (or switches to) the result fails with an `ActorSystemError` of
+    /// code `.invalidBehavior`, handled by its supervision — never a crash of the process.
     public func receiveLifecycle(_ handler: @escaping (ActorContext<Message>, LifecycleEvent) throws -> Behavior<Message>) -> Behavior {
         switch kind {
         case let .receive(receive, _):
             return Behavior(.receive(receive, lifecycle: handler))
         case let .receiveMessage(receive, _):
             return Behavior(.receiveMessage(receive, lifecycle: handler))
+        case let .setup(factory):
+            return Behavior(.setup { context in try factory(context).receiveLifecycle(handler) })
         default:
-            preconditionFailure("receiveLifecycle(_:) applies to a receive behavior, not \(self)")
+            let problem = "receiveLifecycle(_:) applies to a receive behavior, not \(self)"
+            return Behavior(.setup { context in
+                throw ActorSystemError.invalidBehavior("\(context.address.path): \(problem)")
+            })
         }
     }
 }
@@ -151,62 +161,4 @@ extension Behavior: CustomStringConvertible {
         case let .supervised(rule): return "Behavior.supervise(\(rule.behavior)).onFailure(\(rule.strategy))"
         }
     }
-}
-
-/// A base class for actors whose state is best kept in an object: override `receive(_:)`
-/// (and, if needed, `receiveLifecycle(_:)`), and spawn with `Behavior.object`.
-///
-/// ```swift
-/// final class Counter: AbstractBehavior<CounterMessage> {
-///     private var count = 0
-///     override func receive(_ message: CounterMessage) throws -> Behavior<CounterMessage> {
-///         switch message {
-///         case .increment: count += 1
-///         case let .get(replyTo): replyTo.tell(count)
-///         }
-///         return .same
-///     }
-/// }
-/// ```
-///
-/// Thread-safety: the object is used only by its actor, one message at a time; it needs no lock
-/// and must not be shared with other threads.
-open class AbstractBehavior<Message: Sendable> {
-    /// The context of the actor this object belongs to.
-    public let context: ActorContext<Message>
-
-    /// Creates the object for the actor whose context is `context`.
-    public init(context: ActorContext<Message>) {
-        self.context = context
-    }
-
-    /// Handles one message and returns the behavior for the next (`.same` to keep this object).
-    open func receive(_ message: Message) throws -> Behavior<Message> {
-        .unhandled
-    }
-
-    /// Handles a lifecycle event; the default leaves it unhandled.
-    open func receiveLifecycle(_ event: LifecycleEvent) throws -> Behavior<Message> {
-        .unhandled
-    }
-}
-
-/// Something that happened to an actor or to an actor it watches, delivered to the behavior's
-/// lifecycle handler. These travel as *system messages*: they are handled before queued user
-/// messages and are never dropped.
-public enum LifecycleEvent: Sendable {
-    /// The actor has stopped and its children have stopped; delivered once, after which only
-    /// a `Behavior.stopped(postStop:)` closure runs.
-    case postStop
-    /// The actor's state is about to be replaced by a restart (see `docs/Supervision.md`):
-    /// delivered once, to the failed state, before timers are cancelled and children stopped.
-    /// What the handler returns is ignored.
-    case preRestart
-    /// A watched actor has terminated. Delivered exactly once per watch.
-    case terminated(AnyActorRef)
-    /// A child failed and terminated: delivered instead of `terminated` to a parent watching
-    /// it, and to every parent when the child's supervision escalated the failure (then,
-    /// unhandled, it fails the parent with the same error; for a merely watched child, an
-    /// unhandled event fails the parent with `DeathPactError`).
-    case childFailed(AnyActorRef, error: any Error)
 }

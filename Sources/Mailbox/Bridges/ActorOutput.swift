@@ -28,9 +28,10 @@ public struct ActorOutput<Output: Sendable>: Sendable {
     }
 }
 
-extension ActorSystem {
-    /// Spawns a top-level actor that publishes values of type `Output`, and returns its ref
-    /// and its output as a hot `Signal`.
+extension ActorRefFactory {
+    /// Spawns an actor (a top-level actor from a system, a child from a context, inside its
+    /// actor's handlers) that publishes values of type `Output`, and returns its ref and its
+    /// output as a hot `Signal`.
     ///
     /// ```swift
     /// let (ticker, ticks) = try system.spawn(name: "ticker", output: Int.self) { output in
@@ -72,38 +73,5 @@ extension ActorSystem {
             if failure == nil { input.sendCompleted() } else { input.sendInterrupted() }
         }
         return (ref, signal)
-    }
-}
-
-extension ActorContext {
-    /// Spawns a child actor that publishes values of type `Output`; see
-    /// `ActorSystem.spawn(name:props:output:_:)`. Use it only inside this actor's handlers.
-    ///
-    /// - Throws: what `spawn(_:name:props:)` throws.
-    @inlinable
-    public func spawn<Child: Sendable, Output: Sendable>(
-        name: String,
-        props: Props = Props(),
-        output: Output.Type,
-        _ makeBehavior: @Sendable (ActorOutput<Output>) -> Behavior<Child>
-    ) throws -> (ref: ActorRef<Child>, output: Signal<Output, Never>) {
-        let (signal, input) = Signal<Output, Never>.pipe()
-        let ref = try spawn(makeBehavior(ActorOutput(input: input)), name: name, props: props)
-        ref.whenTerminated { failure in
-            if failure == nil { input.sendCompleted() } else { input.sendInterrupted() }
-        }
-        return (ref, signal)
-    }
-}
-
-extension ActorRef {
-    /// Runs `action` once when the actor terminates (at once if it has), with the failure
-    /// that terminated it, if any. Returns the watcher, whose `cancel()` stops watching.
-    @usableFromInline
-    @discardableResult
-    func whenTerminated(_ action: @escaping @Sendable (_ failure: (any Error)?) -> Void) -> _TerminationWatcher {
-        let watcher = _TerminationWatcher(watching: target, system: target.system, onTerminated: action)
-        watcher.start()
-        return watcher
     }
 }

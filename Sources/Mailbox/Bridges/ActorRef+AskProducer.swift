@@ -17,7 +17,8 @@ extension ActorRef {
     /// Failure modes: the run fails with `AskError` — `.timedOut` (naming the target, the
     /// message type and the time-out) when no reply came in time, `.notDelivered` at once when
     /// the question could not be enqueued (the actor had terminated, or its bounded mailbox
-    /// refused it).
+    /// refused it), `.invalidTimeout` at once, with nothing sent, when `timeout` is not
+    /// positive.
     ///
     /// Thread-safety: start from any thread; the reply is sent on the thread of the replying
     /// actor, a time-out on the scheduler's thread.
@@ -27,6 +28,11 @@ extension ActorRef {
     ) -> SignalProducer<Reply, AskError> {
         let target = self.target
         return SignalProducer { observer, lifetime in
+            guard timeout > .zero else {
+                // Nothing is sent for an answer that could never be awaited.
+                observer.send(error: AskError.invalidTimeout(target: target.address, messageType: "\(Message.self)", timeout: timeout))
+                return
+            }
             let promise = AskPromise<Reply>(system: target.system, asking: target.address, messageType: "\(Message.self)", timeout: timeout)
             promise.onComplete { result in
                 switch result {
@@ -43,8 +49,7 @@ extension ActorRef {
             }
             lifetime.observeEnded { promise.fail(CancellationError()) }
             guard !lifetime.hasEnded else { return }
-            promise.start(timeoutOn: target.askScheduler)
-            if case let .dropped(reason) = target.tell(makeMessage(ActorRef<Reply>(promise))) {
+            if promise.start(timeoutOn: target.askScheduler), case let .dropped(reason) = target.tell(makeMessage(ActorRef<Reply>(promise))) {
                 promise.fail(promise.error(.notDelivered, reason: reason))
             }
         }

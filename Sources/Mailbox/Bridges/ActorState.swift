@@ -31,9 +31,10 @@ public struct ActorState<State: Sendable>: Sendable {
     public var current: State { box.value }
 }
 
-extension ActorSystem {
-    /// Spawns a top-level actor that publishes its state, and returns its ref and that state
-    /// as a read-only `Property`.
+extension ActorRefFactory {
+    /// Spawns an actor (a top-level actor from a system, a child from a context, inside its
+    /// actor's handlers) that publishes its state, and returns its ref and that state as a
+    /// read-only `Property`.
     ///
     /// ```swift
     /// let (counter, count) = try system.spawn(name: "counter", initialState: 0) { state in
@@ -66,24 +67,6 @@ extension ActorSystem {
         initialState: State,
         _ makeBehavior: @Sendable (ActorState<State>) -> Behavior<Message>
     ) throws -> (ref: ActorRef<Message>, state: Property<State>) {
-        let box = _PropertyBox(initialState)
-        let ref = try spawn(makeBehavior(ActorState(box: box)), name: name, props: props)
-        return (ref, box.actorProperty(completingWhen: ref))
-    }
-}
-
-extension ActorContext {
-    /// Spawns a child actor that publishes its state; see
-    /// `ActorSystem.spawn(name:props:initialState:_:)`. Use it only inside this actor's handlers.
-    ///
-    /// - Throws: what `spawn(_:name:props:)` throws.
-    @inlinable
-    public func spawn<Child: Sendable, State: Sendable>(
-        name: String,
-        props: Props = Props(),
-        initialState: State,
-        _ makeBehavior: @Sendable (ActorState<State>) -> Behavior<Child>
-    ) throws -> (ref: ActorRef<Child>, state: Property<State>) {
         let box = _PropertyBox(initialState)
         let ref = try spawn(makeBehavior(ActorState(box: box)), name: name, props: props)
         return (ref, box.actorProperty(completingWhen: ref))

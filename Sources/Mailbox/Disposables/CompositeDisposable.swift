@@ -96,14 +96,16 @@ public final class CompositeDisposable: Disposable {
     }
 }
 
-/// Adds `disposable` to `lhs`; see `CompositeDisposable.add(_:)`.
-@discardableResult
-public func += (lhs: CompositeDisposable, rhs: (any Disposable)?) -> (any Disposable)? {
-    lhs.add(rhs)
-}
+extension CompositeDisposable {
+    /// Adds `disposable` to `lhs`; see `CompositeDisposable.add(_:)`.
+    @discardableResult
+    public static func += (lhs: CompositeDisposable, rhs: (any Disposable)?) -> (any Disposable)? {
+        lhs.add(rhs)
+    }
 
-/// Adds an action to run when `lhs` is disposed; see `CompositeDisposable.add(_:)`.
-@discardableResult
-public func += (lhs: CompositeDisposable, rhs: @escaping @Sendable () -> Void) -> (any Disposable)? {
-    lhs.add(rhs)
+    /// Adds an action to run when `lhs` is disposed; see `CompositeDisposable.add(_:)`.
+    @discardableResult
+    public static func += (lhs: CompositeDisposable, rhs: @escaping @Sendable () -> Void) -> (any Disposable)? {
+        lhs.add(rhs)
+    }
 }

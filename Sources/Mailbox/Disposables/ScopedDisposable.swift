@@ -37,14 +37,25 @@ extension ScopedDisposable where Inner == AnyDisposable {
     }
 }
 
-/// Adds `rhs` to the composite inside `lhs`; see `CompositeDisposable.add(_:)`.
-@discardableResult
-public func += (lhs: ScopedDisposable<CompositeDisposable>, rhs: (any Disposable)?) -> (any Disposable)? {
-    lhs.inner.add(rhs)
+extension ScopedDisposable where Inner == CompositeDisposable {
+    /// Adds `rhs` to the composite inside `lhs`; see `CompositeDisposable.add(_:)`.
+    @discardableResult
+    public static func += (lhs: ScopedDisposable<CompositeDisposable>, rhs: (any Disposable)?) -> (any Disposable)? {
+        lhs.inner.add(rhs)
+    }
+
+    /// Adds an action to the composite inside `lhs`; see `CompositeDisposable.add(_:)`.
+    @discardableResult
+    public static func += (lhs: ScopedDisposable<CompositeDisposable>, rhs: @escaping @Sendable () -> Void) -> (any Disposable)? {
+        lhs.inner.add(rhs)
+    }
 }
 
-/// Adds an action to the composite inside `lhs`; see `CompositeDisposable.add(_:)`.
-@discardableResult
-public func += (lhs: ScopedDisposable<CompositeDisposable>, rhs: @escaping @Sendable () -> Void) -> (any Disposable)? {
-    lhs.inner.add(rhs)
+extension ScopedDisposable where Inner == SerialDisposable {
+    /// The serial disposable's current inner disposable; setting it disposes the one it
+    /// replaces (even when setting the same one again), as `SerialDisposable.inner` does.
+    public var inner: (any Disposable)? {
+        get { inner.inner }
+        set { inner.inner = newValue }
+    }
 }

@@ -181,10 +181,12 @@ public final class Lifetime: Sendable {
     }
 }
 
-/// Disposes `disposable` when `lifetime` ends; see `Lifetime.add(_:)`.
-@discardableResult
-public func += (lifetime: Lifetime, disposable: (any Disposable)?) -> (any Disposable)? {
-    lifetime.add(disposable)
+extension Lifetime {
+    /// Disposes `disposable` when `lifetime` ends; see `Lifetime.add(_:)`.
+    @discardableResult
+    public static func += (lifetime: Lifetime, disposable: (any Disposable)?) -> (any Disposable)? {
+        lifetime.add(disposable)
+    }
 }
 
 /// Something to do when a lifetime ends.

@@ -102,16 +102,14 @@ public final class OperationQueueScheduler: DateScheduler {
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
         let operations = CompositeDisposable()
-        let timer = timerQueue.repeatingTimer(from: date, interval: interval, leeway: leeway) { [queue] in
+        return timerQueue.repeatingSchedule(
+            from: date, interval: interval, leeway: leeway, onStop: { operations.dispose() }
+        ) { [queue] _ in
             let operation = BlockOperation(block: action)
             // Each tick's handle leaves the composite when its operation finishes.
             let handle = operations.add(OperationDisposable(operation))
             operation.completionBlock = { handle?.dispose() }
             if handle != nil { queue.addOperation(operation) }
-        }
-        return AnyDisposable {
-            timer.dispose()
-            operations.dispose()
         }
     }
 }

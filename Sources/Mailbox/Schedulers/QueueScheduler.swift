@@ -53,6 +53,13 @@ public final class QueueScheduler: DateScheduler {
         self.init(internalQueue: DispatchQueue(label: name, qos: qos, target: targetQueue))
     }
 
+    /// Creates a scheduler on a new serial queue named `name` that targets `queue`
+    /// (ReactiveSwift's older initialiser; `init(qos:name:targeting:)` says the same with the
+    /// quality of service too).
+    public convenience init(queue: DispatchQueue, name: String = "Mailbox.QueueScheduler") {
+        self.init(internalQueue: DispatchQueue(label: name, target: queue))
+    }
+
     /// Wraps an existing queue, which must be serial for the one-at-a-time guarantee to hold.
     init(internalQueue: DispatchQueue) {
         queue = internalQueue
@@ -128,13 +135,8 @@ public final class QueueScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        let stopped = AnyDisposable()
-        let timer = queue.repeatingTimer(from: date, interval: interval, leeway: leeway) {
+        queue.repeatingSchedule(from: date, interval: interval, leeway: leeway) { stopped in
             if !stopped.isDisposed { action() }
-        }
-        return AnyDisposable {
-            stopped.dispose()
-            timer.dispose()
         }
     }
 }
@@ -144,8 +146,11 @@ extension DispatchWallTime {
     ///
     /// Dispatch reads a wall time at or before the Unix epoch (such as `Date.distantPast`) as
     /// `DISPATCH_TIME_FOREVER`, so such a deadline would never fire: past dates are clamped.
+    /// Dates beyond `latestSeconds` (about the year 2116; say an ask with a time-out of
+    /// `.seconds(Int64.max)`) are clamped to it: their seconds would not fit an `Int` (a trap)
+    /// or their nanoseconds Dispatch's 64-bit clock.
     init(_ date: Date) {
-        let seconds = date.timeIntervalSince1970
+        let seconds = min(date.timeIntervalSince1970, Self.latestSeconds)
         guard seconds > Date().timeIntervalSince1970 else {
             self = .now()
             return
@@ -153,6 +158,10 @@ extension DispatchWallTime {
         let whole = seconds.rounded(.down)
         self.init(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
     }
+
+    /// The latest wall time a deadline is set to: its nanoseconds since the epoch fit in half
+    /// of `Int64`'s range.
+    static var latestSeconds: Double { Double(Int64.max / 2 / 1_000_000_000) }
 }
 
 extension DispatchQueue {
@@ -192,6 +201,27 @@ extension DispatchQueue {
         }
         timer.resume()
         return AnyDisposable { source.source.cancel() }
+    }
+
+    /// The repeating `schedule(after:interval:leeway:action:)` shared by the schedulers timed by
+    /// Dispatch (queue, operation queue, pool): a timer on this queue (`repeatingTimer`) whose
+    /// every tick calls `tick` with the schedule's stop handle. Disposing the result disposes the
+    /// handle first (a tick already handed on checks it and skips the action), runs `onStop`,
+    /// then stops the timer and releases `tick`.
+    func repeatingSchedule(
+        from date: Date,
+        interval: DispatchTimeInterval,
+        leeway: DispatchTimeInterval,
+        onStop: @escaping @Sendable () -> Void = {},
+        tick: @escaping @Sendable (_ stopped: AnyDisposable) -> Void
+    ) -> any Disposable {
+        let stopped = AnyDisposable()
+        let timer = repeatingTimer(from: date, interval: interval, leeway: leeway) { tick(stopped) }
+        return AnyDisposable {
+            stopped.dispose()
+            onStop()
+            timer.dispose()
+        }
     }
 
     /// Runs `pending`'s action on this queue at or after `date` (never before: an early

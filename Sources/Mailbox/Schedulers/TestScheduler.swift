@@ -256,3 +256,20 @@ public final class TestScheduler: DateScheduler {
         return overflow ? (rhs > 0 ? .max : .min) : sum
     }
 }
+
+extension TestScheduler {
+    /// Moves the virtual clock back by `interval`, as if the device's clock had been changed.
+    /// Actions already scheduled keep their instants (they run when the clock reaches them
+    /// again).
+    ///
+    /// - Precondition: not called while the scheduler is advancing; `interval` is not negative
+    ///   and does not move the clock before `startDate`.
+    public func rewind(by interval: DispatchTimeInterval) {
+        let nanoseconds = interval.nanoseconds
+        state.withLockedValue { state in
+            precondition(!state.isAdvancing, "TestScheduler rewound while advancing")
+            precondition(nanoseconds >= 0 && nanoseconds <= state.now, "TestScheduler cannot rewind by \(interval) from \(state.now) ns")
+            state.now -= nanoseconds
+        }
+    }
+}

@@ -137,7 +137,8 @@ public final class Store<State: Sendable, Input: Sendable>: Sendable, BindingTar
     /// Sends `input` and suspends until it has been reduced; returns the state it produced.
     ///
     /// - Throws: `AskError` if the store has stopped (`.notDelivered`) or did not reduce the
-    ///   input within `timeout` (`.timedOut`, on the store actor's clock);
+    ///   input within `timeout` (`.timedOut`, on the store actor's clock), `.invalidTimeout`
+    ///   if `timeout` is not positive (the input is then not sent);
     ///   `CancellationError` if the task is cancelled (the input may still be reduced).
     public func dispatchAndWait(_ input: Input, timeout: Duration = .seconds(10)) async throws -> State {
         try await ref.ask(timeout: timeout) { .inputThenReply(input, replyTo: $0) }

@@ -114,14 +114,18 @@ public final class Action<Input, Output, Error: Swift.Error> {
                 self.state.withLock { $0 = false }
                 self.executing.value = false
             }
+            // As in ReactiveSwift: each event goes to the attempt's observer, then to `events`;
+            // the action stops executing when the attempt's run ends (after its observer got
+            // the terminal event, or when it is interrupted), once the unit of work has been
+            // interrupted.
             self.execute(value, carried.value).startWithSignal { signal, interrupter in
                 lifetime += interrupter
                 signal.observe { event in
-                    if event.isTerminating { finish() }
-                    eventsObserver.send(value: event)
                     observer.send(event.mapError { ActionError.producerFailed($0) })
+                    eventsObserver.send(value: event)
                 }
             }
+            lifetime.observeEnded(finish)
         }
     }
 }

@@ -6,4 +6,13 @@ public enum ActionError<Error: Swift.Error>: Swift.Error {
     case producerFailed(Error)
 }
 
-extension ActionError: Equatable where Error: Equatable {}
+extension ActionError: Equatable where Error: Equatable {
+    /// Whether both are `disabled`, or both `producerFailed` with equal errors.
+    public static func == (lhs: ActionError<Error>, rhs: ActionError<Error>) -> Bool {
+        switch (lhs, rhs) {
+        case (.disabled, .disabled): return true
+        case let (.producerFailed(left), .producerFailed(right)): return left == right
+        default: return false
+        }
+    }
+}

@@ -68,7 +68,17 @@ public enum Event<Value, Error: Swift.Error> {
 }
 
 extension Event: Sendable where Value: Sendable {}
-extension Event: Equatable where Value: Equatable, Error: Equatable {}
+extension Event: Equatable where Value: Equatable, Error: Equatable {
+    /// Whether both are the same kind of event with equal payloads.
+    public static func == (lhs: Event<Value, Error>, rhs: Event<Value, Error>) -> Bool {
+        switch (lhs, rhs) {
+        case let (.value(left), .value(right)): return left == right
+        case let (.failed(left), .failed(right)): return left == right
+        case (.completed, .completed), (.interrupted, .interrupted): return true
+        default: return false
+        }
+    }
+}
 
 extension Event: CustomStringConvertible {
     /// `VALUE 1`, `FAILED error`, `COMPLETED` or `INTERRUPTED`, as ReactiveSwift prints them.

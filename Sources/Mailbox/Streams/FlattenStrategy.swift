@@ -62,7 +62,7 @@ public struct FlattenStrategy: Sendable, CustomStringConvertible {
 
 /// A type that can be started as a `SignalProducer`: `SignalProducer` itself, `Signal`
 /// (hot: started means observed) and the properties. What `flatten`/`flatMap` accept.
-public protocol SignalProducerConvertible: SendableMetatype {
+public protocol SignalProducerConvertible<Value, Error>: SendableMetatype {
     /// The value type.
     associatedtype Value
     /// The error type.

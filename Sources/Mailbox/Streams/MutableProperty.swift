@@ -18,6 +18,7 @@
 ///
 /// What keeps what alive: the property's producers and signal do not retain it. When it
 /// deinitialises its `lifetime` ends and its signal and running producers complete.
+@propertyWrapper
 public final class MutableProperty<Value>: ComposableMutablePropertyProtocol {
     @usableFromInline
     let box: _PropertyBox<Value>
@@ -92,6 +93,19 @@ public final class MutableProperty<Value>: ComposableMutablePropertyProtocol {
         let box = self.box
         return BindingTarget(lifetime: lifetime) { box.set($0) }
     }
+
+    // `@MutableProperty var name = value` (ReactiveSwift's property wrapper; `init(wrappedValue:)`
+    // is in Property+Initializers.swift). In the class body: the compiler does not find a
+    // wrapper's `wrappedValue` in an extension.
+
+    /// The value, for `@MutableProperty`: getting and setting it is `value`'s.
+    public var wrappedValue: Value {
+        get { value }
+        set { value = newValue }
+    }
+
+    /// The property itself, as `$name` of a `@MutableProperty var name`.
+    public var projectedValue: MutableProperty<Value> { self }
 }
 
 extension MutableProperty where Value: ExpressibleByNilLiteral {

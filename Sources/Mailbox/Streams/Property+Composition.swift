@@ -46,14 +46,34 @@ extension PropertyProtocol {
         Property(unsafeProducer: producer.flatMap(strategy) { transform($0).producer })
     }
 
-    /// A property holding the latest values of `a` and `b`.
-    public static func combineLatest<A: PropertyProtocol, B: PropertyProtocol>(_ a: A, _ b: B) -> Property<(A.Value, B.Value)> where A.Value == Value {
-        a.combineLatest(with: b)
+    /// A property holding `value`, whatever this property's value (it changes when this
+    /// property does, sending `value` again). Disfavoured: see `Signal.map(value:)`.
+    @_disfavoredOverload
+    public func map<U>(value: U) -> Property<U> where U: Sendable {
+        Property(unsafeProducer: producer.map(value: value))
     }
 
-    /// A property holding pairs of the n-th values of `a` and `b`.
-    public static func zip<A: PropertyProtocol, B: PropertyProtocol>(_ a: A, _ b: B) -> Property<(A.Value, B.Value)> where A.Value == Value {
-        a.zip(with: b)
+    /// A property holding pairs of the previous and the current value, the first pairing
+    /// `initial` with the current value.
+    public func combinePrevious(_ initial: Value) -> Property<(Value, Value)> {
+        let initial = _Carried(initial)
+        return Property(unsafeProducer: producer.combinePrevious(initial.value))
+    }
+
+    /// A property that ignores values whose `transform` result it has held before.
+    ///
+    /// - Complexity: O(n) memory in the number of distinct identities.
+    public func uniqueValues<Identity: Hashable & SendableMetatype>(_ transform: @escaping @Sendable (Value) -> Identity) -> Property<Value> {
+        Property(unsafeProducer: producer.uniqueValues(transform))
+    }
+}
+
+extension PropertyProtocol where Value: Hashable & SendableMetatype {
+    /// A property that ignores values it has held before.
+    ///
+    /// - Complexity: O(n) memory in the number of distinct values.
+    public func uniqueValues() -> Property<Value> {
+        Property(unsafeProducer: producer.uniqueValues())
     }
 }
 
@@ -68,20 +88,5 @@ extension PropertyProtocol where Value: PropertyProtocol {
     /// A property following the inner property, switched by `strategy`.
     public func flatten(_ strategy: FlattenStrategy) -> Property<Value.Value> {
         Property(unsafeProducer: producer.flatMap(strategy) { $0.producer })
-    }
-}
-
-extension Property {
-    /// A property holding the latest values of every property (which must not be empty).
-    public static func combineLatest<S: Sequence>(_ properties: S) -> Property<[Value]> where S.Element: PropertyProtocol, S.Element.Value == Value {
-        let properties = Array(properties)
-        let producers = properties.map { $0.producer }
-        precondition(!producers.isEmpty, "Property.combineLatest requires at least one property")
-        return Property<[Value]>(unsafeProducer: SignalProducer.combineLatest(producers))
-    }
-
-    /// A property holding the latest values of `a`, `b` and `c`.
-    public static func combineLatest<A: PropertyProtocol, B: PropertyProtocol, C: PropertyProtocol>(_ a: A, _ b: B, _ c: C) -> Property<(A.Value, B.Value, C.Value)> where A.Value == Value {
-        Property<(A.Value, B.Value, C.Value)>(unsafeProducer: SignalProducer.combineLatest(a.producer, b.producer, c.producer))
     }
 }

@@ -19,6 +19,7 @@
 /// Thread-safety: every member may be used from any thread. `Sendable` whatever `Value` is,
 /// like `Signal`. Re-entrance: as for `MutableProperty` (a composed property's observers may
 /// read it, start its producer, and set its sources).
+@propertyWrapper
 public final class Property<Value>: PropertyProtocol {
     private let getValue: @Sendable () -> Value
     private let makeProducer: @Sendable () -> SignalProducer<Value, Never>
@@ -111,15 +112,15 @@ public final class Property<Value>: PropertyProtocol {
         makeProducer = { box.producer(keeping: signal) }
         getSignal = { signal }
     }
-}
 
-extension Property {
-    /// The same as `init(unsafeProducer:)`: a composed property does not retain its sources
-    /// (contract 18). `sources` is ignored; the label stays so that call sites written when
-    /// composing retained the sources keep compiling.
-    convenience init(unsafeProducer producer: SignalProducer<Value, Never>, retaining sources: [AnyObject]) {
-        self.init(unsafeProducer: producer)
-    }
+    // `@Property` (ReactiveSwift's property wrapper). In the class body: the compiler does not
+    // find a wrapper's `wrappedValue` in an extension.
+
+    /// The value, for `@Property` (read-only: see `value`).
+    public var wrappedValue: Value { value }
+
+    /// The property itself, as `$name` of a `@Property var name`.
+    public var projectedValue: Property<Value> { self }
 }
 
 // Every stored property is an immutable closure over thread-safe objects (the box, with its

@@ -2,7 +2,7 @@
 /// the current value and every change, and a `signal` of the changes.
 ///
 /// Conformers are classes. Thread-safety: every member may be used from any thread.
-public protocol PropertyProtocol: AnyObject, BindingSource where Error == Never {
+public protocol PropertyProtocol<Value>: AnyObject, BindingSource where Error == Never {
     /// The current value.
     var value: Value { get }
 
@@ -16,7 +16,10 @@ public protocol PropertyProtocol: AnyObject, BindingSource where Error == Never 
 }
 
 /// A property whose value can be set.
-public protocol MutablePropertyProtocol: PropertyProtocol, BindingTargetProvider {
+public protocol MutablePropertyProtocol<Value>: PropertyProtocol, BindingTargetProvider {
+    /// The type of the property's value.
+    associatedtype Value
+
     /// The current value; setting it sends the new value.
     var value: Value { get set }
 
@@ -25,7 +28,7 @@ public protocol MutablePropertyProtocol: PropertyProtocol, BindingTargetProvider
 }
 
 /// A mutable property that can also be modified and read in place, atomically.
-public protocol ComposableMutablePropertyProtocol: MutablePropertyProtocol {
+public protocol ComposableMutablePropertyProtocol<Value>: MutablePropertyProtocol {
     /// Runs `action` with the current value.
     func withValue<Result>(_ action: (Value) throws -> Result) rethrows -> Result
 

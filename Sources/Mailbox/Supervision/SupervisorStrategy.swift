@@ -1,27 +1,3 @@
-/// What a supervisor does with an actor whose handler threw.
-public enum SupervisorDirective: Sendable, Equatable, CustomStringConvertible {
-    /// Keep the actor's state and go on with the next message; the failing message is dropped.
-    case resume
-    /// Rebuild the actor's state from its `setup`, keeping its mailbox; the failing message is
-    /// dropped.
-    case restart
-    /// Stop the actor (children first); queued messages become dead letters.
-    case stop
-    /// Stop the actor and hand the failure to its parent, which receives
-    /// `LifecycleEvent.childFailed(ref, error:)`; unhandled there, it fails the parent with the
-    /// same error. For a top-level actor the system's guardian strategy decides instead.
-    case escalate
-
-    public var description: String {
-        switch self {
-        case .resume: return "resume"
-        case .restart: return "restart"
-        case .stop: return "stop"
-        case .escalate: return "escalate"
-        }
-    }
-}
-
 /// How a supervised actor is treated when it fails: a directive, and for restarts their limit,
 /// back-off and what happens to children.
 ///
@@ -264,42 +240,5 @@ extension Behavior {
     /// on `A` and restarts on anything else. A restart rebuilds the behavior the rule wraps.
     public static func supervise(_ behavior: Behavior<Message>) -> Supervise<Message> {
         Supervise(behavior: behavior)
-    }
-}
-
-/// The first half of `Behavior.supervise(_:).onFailure(_:)`: a behavior waiting for its rule.
-public struct Supervise<Message: Sendable> {
-    let behavior: Behavior<Message>
-
-    /// The behavior, with every failure handled by `strategy`.
-    public func onFailure(_ strategy: SupervisorStrategy) -> Behavior<Message> {
-        Behavior(.supervised(SupervisionRule(behavior: behavior, strategy: strategy, matches: { _ in true })))
-    }
-
-    /// The behavior, with failures whose error is a `Failure` handled by `strategy`; other
-    /// errors go to the enclosing rules (or the default: stop).
-    public func onFailure<Failure: Error>(of type: Failure.Type, _ strategy: SupervisorStrategy) -> Behavior<Message> {
-        Behavior(.supervised(SupervisionRule(behavior: behavior, strategy: strategy, matches: { $0 is Failure })))
-    }
-
-    /// The behavior, with the directive for each failure chosen by `decide`. Restarts chosen
-    /// this way are unlimited; for limits or back-off use
-    /// `onFailure(.restart(limit:within:).deciding { … })`.
-    public func onFailure(decide: @escaping @Sendable (any Error) -> SupervisorDirective) -> Behavior<Message> {
-        onFailure(SupervisorStrategy.restart.deciding(decide))
-    }
-}
-
-/// One `supervise(_:).onFailure(_:)` rule: the behavior a restart rebuilds, and the strategy.
-@usableFromInline
-final class SupervisionRule<Message: Sendable> {
-    let behavior: Behavior<Message>
-    let strategy: SupervisorStrategy
-    let matches: (any Error) -> Bool
-
-    init(behavior: Behavior<Message>, strategy: SupervisorStrategy, matches: @escaping (any Error) -> Bool) {
-        self.behavior = behavior
-        self.strategy = strategy
-        self.matches = matches
     }
 }

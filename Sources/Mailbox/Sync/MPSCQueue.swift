@@ -77,7 +77,7 @@ import Synchronization
 /// Thread-safety: `enqueue` from any thread; `dequeue` and `isEmpty` from one consumer at a time
 /// (a caller that hands the consumer role between threads must do so with a happens-before
 /// edge, as the actor run loop's activation counter does).
-public final class MPSCQueue<Element> {
+package final class MPSCQueue<Element> {
     // MARK: Producer side
 
     @usableFromInline
@@ -94,7 +94,7 @@ public final class MPSCQueue<Element> {
     var head = MPSCQueueHead<Element>()
 
     /// Creates an empty queue. It allocates no block until the first `enqueue`.
-    public init() {}
+    package init() {}
 
     deinit {
         head.releaseAll(tail)
@@ -102,7 +102,7 @@ public final class MPSCQueue<Element> {
 
     /// Appends `element`. Lock-free for producers; safe from any thread.
     @inlinable
-    public func enqueue(_ element: consuming Element) {
+    package func enqueue(_ element: consuming Element) {
         tail.enqueue(element)
     }
 
@@ -112,13 +112,13 @@ public final class MPSCQueue<Element> {
     /// (spinning, then yielding the thread) for it to finish rather than reporting a non-empty
     /// queue as empty.
     @inlinable
-    public func dequeue() -> Element? {
+    package func dequeue() -> Element? {
         head.dequeue(tail)
     }
 
     /// Whether the queue holds no element and no enqueue is in progress. Consumer only.
     @inlinable
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         head.isEmpty(tail)
     }
 }
@@ -279,9 +279,12 @@ struct MPSCQueueTail<Element>: ~Copyable {
     @inlinable
     init() {}
 
-    /// Appends `element`. Lock-free; safe from any thread.
+    /// Appends `element` and returns its position (the count of elements enqueued before it,
+    /// which is the consumer's `headIndex` when it dequeues this one). Lock-free; safe from any
+    /// thread.
     @inlinable
-    func enqueue(_ element: consuming Element) {
+    @discardableResult
+    func enqueue(_ element: consuming Element) -> Int {
         let index = tailIndex.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         var block = tailBlock.load(ordering: .sequentiallyConsistent) ?? publishFirstBlock()
         if index &- block.pointee.start >= block.pointee.capacity {
@@ -290,6 +293,7 @@ struct MPSCQueueTail<Element>: ~Copyable {
         let slot = index &- block.pointee.start
         block.pointee.element(slot).initialize(to: element)
         block.pointee.written(slot).pointee.store(true, ordering: .releasing)
+        return index
     }
 
     // MARK: Slow paths

@@ -146,7 +146,7 @@ func failureThroughput(workers: Int, total: Int) -> BenchmarkResult {
                 }
             }
             let restarts = Atomic<Int>(0)
-            system.observeEvents { event in
+            system.events.observeValues { event in
                 if case let .supervised(decision) = event, decision.decider == .supervisor {
                     restarts.wrappingAdd(1, ordering: .relaxed)
                 }

@@ -1,3 +1,4 @@
+import Mailbox
 /// When a fault rule fires, counted in *hits*: the n-th time code under test passes a named
 /// point (1-based, counted per point by a `FaultInjector` or a `FaultyScheduler`).
 ///
@@ -63,7 +64,7 @@ public struct FaultTrigger: Sendable, Hashable, CustomStringConvertible {
             return hit % n == 0
         case let .probability(p):
             // One independent draw per (seed, point, hit), in [0, 1).
-            let bits = SeededRandom.mix(SeededRandom.mix(seed ^ SeededRandom.stableHash(point)) &+ UInt64(truncatingIfNeeded: hit))
+            let bits = SplitMix64.mix(SplitMix64.mix(seed ^ SeededRandom.stableHash(point)) &+ UInt64(truncatingIfNeeded: hit))
             return Double(bits >> 11) * 0x1p-53 < p
         }
     }

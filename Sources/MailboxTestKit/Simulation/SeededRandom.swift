@@ -1,3 +1,5 @@
+import Mailbox
+
 /// A small, fast, seedable random number generator (Steele, Lea & Flood's SplitMix64): the same
 /// seed gives the same sequence on every platform and every run, so anything random in a test
 /// can be replayed from its seed.
@@ -7,26 +9,17 @@
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// The seed this generator started from.
     public let seed: UInt64
-    private var state: UInt64
+    private var generator: SplitMix64
 
     /// A generator whose sequence is determined by `seed` alone.
     public init(seed: UInt64) {
         self.seed = seed
-        self.state = seed
+        self.generator = SplitMix64(seed: seed)
     }
 
     /// The next 64 random bits.
     public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        return Self.mix(state)
-    }
-
-    /// SplitMix64's finaliser: a bijective scramble of 64 bits.
-    static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        generator.next()
     }
 
     /// A stable 64-bit hash of `text` (FNV-1a over its UTF-8), unlike `Hasher`, which is seeded

@@ -43,9 +43,9 @@ public final class Simulation {
         self.seed = seed
         self.scheduler = TestScheduler()
         self.system = ActorSystem(name: name, configuration: .init(
-            scheduler: scheduler, runLength: runLength, logHandler: logHandler, randomSeed: SeededRandom.mix(seed)))
+            scheduler: scheduler, runLength: runLength, logHandler: logHandler, randomSeed: SplitMix64.mix(seed)))
         // A stream of its own, so that a plan built from the seed does not mirror `random`.
-        self.random = SeededRandom(seed: SeededRandom.mix(seed ^ 0x5EED_5EED_5EED_5EED))
+        self.random = SeededRandom(seed: SplitMix64.mix(seed ^ 0x5EED_5EED_5EED_5EED))
     }
 
     /// An empty fault plan with this run's seed, to add rules to.

@@ -42,10 +42,15 @@ struct AskAndTimerTests {
             return .same
         }, name: "silent")
         let task = Task { try await silent.ask(timeout: .seconds(3)) { CounterMessage.ignoreQuestion(replyTo: $0) } }
-        // Explicit synchronisation: wait until the ask's time-out timer is on the virtual clock.
-        while scheduler.pendingActionCount < 2 { await Task.yield() }
-        scheduler.runDue()
-        #expect(stash.withLockedValue { $0 } != nil)
+        // Explicit synchronisation, bounded (generously: the asking task may wait for a thread
+        // of the cooperative pool): run what is due until the question has arrived (the task
+        // sends it at a moment of its own, after arming the time-out).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while stash.withLockedValue({ $0 }) == nil, ContinuousClock.now < deadline {
+            scheduler.runDue()
+            await Task.yield()
+        }
+        try #require(stash.withLockedValue { $0 } != nil)
         scheduler.advance(by: .seconds(2))
         scheduler.advance(by: .seconds(1))
         let error = await #expect(throws: AskError.self) { try await task.value }
@@ -53,7 +58,7 @@ struct AskAndTimerTests {
         #expect(error?.description.contains("/user/silent") == true)
         #expect(error?.description.contains("CounterMessage") == true)
         #expect(error?.description.contains("3.0 seconds") == true)
-        let late = stash.withLockedValue { $0 }!
+        let late = try #require(stash.withLockedValue { $0 })
         #expect(late.tell(42) == .dropped(.lateReply))
         #expect(events.values.contains { event in
             if case let .deadLetter(letter) = event { return letter.reason == .lateReply && letter.message as? Int == 42 }

@@ -33,7 +33,7 @@ struct PoolActivationTests {
         let cells = WeakCells()
         let actors = 2_000
         let stopped = LockedValueBox(0)
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case .stopped = event { stopped.withLockedValue { $0 += 1 } }
         }
         do {

@@ -68,7 +68,7 @@ struct AskProducerAndActionTests {
     @Test func disposing_stopsWaiting_andTheLateReplyIsADeadLetter() throws {
         let (system, scheduler) = makeTestSystem()
         let letters = Inbox<DeadLetter.Reason>()
-        system.observeDeadLetters { letters.record($0.reason) }
+        system.deadLetters.observeValues { letters.record($0.reason) }
         let ref = try system.spawn(counting(), name: "counter")
         let events = EventRecorder<Int, AskError>()
         let run = ref.askProducer(timeout: .seconds(5)) { Counting.hold(replyTo: $0) }.start { events.record($0) }

@@ -91,7 +91,7 @@ struct BindingToActorTests {
         let (system, scheduler) = makeTestSystem()
         let received = Inbox<Int>()
         let letters = Inbox<DeadLetter.Reason>()
-        system.observeDeadLetters { letters.record($0.reason) }
+        system.deadLetters.observeValues { letters.record($0.reason) }
         let ref = try system.spawn(recording(received), name: "small", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropNewest)))
         scheduler.runDue()                     // started
         let (signal, input) = Signal<Int, Never>.pipe()

@@ -192,6 +192,7 @@ func lobby(log: Recorder) -> Behavior<String> {
         log.record(alice.path)                                  // "/user/lobby/alice"
         log.record(context.childRefs.map(\.address.name).joined(separator: " "))   // "alice $a1"
         try context.stop(guest)
+        try context.stop(guest)                                 // again: does nothing
         return .ignore
     }
 }
@@ -221,6 +222,18 @@ func parent(log: Recorder) -> Behavior<Int> {
         .receiveLifecycle { context, event in
             guard case let .childFailed(ref, error) = event else { return .unhandled }
             log.record("\(ref.path) failed with \(error); children left: \(context.childRefs.count)")
+            return .same
+        }
+    }
+}
+
+func foreman(log: Recorder) -> Behavior<Int> {
+    .setup { context in
+        let child = try context.spawn(Behavior<Int>.setup { _ in throw PaymentDeclined() }, name: "child")
+        context.watch(child)                  // the child fails in its first run
+        return Behavior<Int>.receiveLifecycle { _, event in
+            guard case let .terminated(ref) = event else { return .unhandled }   // failed or not
+            log.record("\(ref.path) is gone")
             return .same
         }
     }
@@ -333,7 +346,7 @@ final class DocEventLog: Sendable {
     let deadLetters = Recorder()
 
     init(_ system: ActorSystem) {
-        system.observeEvents { [unhandled, failures, deadLetters] event in
+        system.events.observeValues { [unhandled, failures, deadLetters] event in
             switch event {
             case let .unhandled(address, message): unhandled.record("\(address.path): \(message)")
             case let .failed(address, error): failures.record("\(address.path): \(error)")
@@ -455,7 +468,7 @@ struct ActorsDocTests {
         let scheduler = TestScheduler()
         let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
         let log = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .failed(address, error) = event { log.record("\(address.path) failed: \(error)") }
         }
         let cashier = try system.spawn(Behavior<Int>.receiveMessage { amount in
@@ -731,6 +744,21 @@ struct ActorsDocTests {
         #expect(log.all == ["/user/parent/child failed with PaymentDeclined(); children left: 0"])
     }
 
+    @Test func deathWatch_failedChildIsTerminatedToo() throws {
+        let scheduler = TestScheduler()
+        let events = Recorder()
+        let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
+        system.events.observeValues { event in
+            if case let .failed(address, error) = event { events.record("\(address.path): \(error)") }
+        }
+        let log = Recorder()
+        let foremanRef = try system.spawn(foreman(log: log), name: "foreman")
+        scheduler.advance(by: .nanoseconds(0))    // log.all == ["/user/foreman/child is gone"]: no death pact
+        #expect(log.all == ["/user/foreman/child is gone"])
+        #expect(events.all == ["/user/foreman/child: PaymentDeclined()"])
+        #expect(foremanRef.tell(1) == .enqueued)
+    }
+
     // MARK: Message adapters
 
     @Test func messageAdapter_convertsAnotherActorsReplies() throws {
@@ -817,8 +845,8 @@ struct ActorsDocTests {
         let scheduler = TestScheduler()
         let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
         let log = Recorder()
-        system.observeEvents { event in log.record("\(event)") }
-        system.observeDeadLetters { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
+        system.events.observeValues { event in log.record("\(event)") }
+        system.deadLetters.observeValues { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
         let echo = try system.spawn(Behavior<String>.receiveMessage { _ in .stopped }, name: "echo")
         echo.tell("first")
         scheduler.advance(by: .nanoseconds(0))
@@ -862,7 +890,7 @@ struct ActorsDocTests {
     // MARK: - The doc and these tests stay in sync
 
     @Test func snippetsOfTheDoc_appearInTheseTests() throws {
-        try docExpectSnippets(of: "docs/Actors.md", count: 38, inTestFile: #filePath)
+        try docExpectSnippets(of: "docs/Actors.md", count: 40, inTestFile: #filePath)
     }
 }
 

@@ -43,7 +43,7 @@ struct MailboxesDocTests {
     @Test func dropNewest() throws {
         let (system, scheduler, log) = docTestSystem()
         let deadLetters = Recorder()
-        system.observeDeadLetters { deadLetters.record("\($0.message) \($0.reason)") }
+        system.deadLetters.observeValues { deadLetters.record("\($0.message) \($0.reason)") }
         let small: ActorRef<Int> = try system.spawn(logging(into: log), name: "small", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropNewest)))
         small.tell(1)                             // .enqueued
         small.tell(2)                             // .enqueued
@@ -61,7 +61,7 @@ struct MailboxesDocTests {
     @Test func dropOldest_dropsWhenTheActorNextRuns() throws {
         let (system, scheduler, log) = docTestSystem()
         let deadLetters = Recorder()
-        system.observeDeadLetters { deadLetters.record("\($0.message) \($0.reason)") }
+        system.deadLetters.observeValues { deadLetters.record("\($0.message) \($0.reason)") }
         let latest: ActorRef<Int> = try system.spawn(logging(into: log), name: "latest", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropOldest)))
         for reading in 1...4 {
             latest.tell(reading)                  // .enqueued, every time
@@ -262,7 +262,7 @@ struct MailboxesDocTests {
     @Test func everyDropIsCountedAndPublished_underEveryPolicy() throws {
         let (system, scheduler, _) = docTestSystem()
         let published = Recorder()
-        system.observeDeadLetters { published.record("\($0.recipient.name) \($0.message) \($0.reason)") }
+        system.deadLetters.observeValues { published.record("\($0.recipient.name) \($0.message) \($0.reason)") }
         var refs: [ActorRef<Int>] = []
         for policy in [OverflowPolicy.dropNewest, .dropOldest, .fail, .backpressure] {
             refs.append(try system.spawn(Behavior<Int>.ignore, name: "\(policy)", props: Props(mailbox: .bounded(capacity: 1, overflow: policy))))

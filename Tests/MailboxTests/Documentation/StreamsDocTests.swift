@@ -122,6 +122,28 @@ struct StreamsDocTests {
         }
         #expect(refused.all == [true])
     }
+
+    @Test func validation() {
+        // docs/Streams.md — "Validation"
+        enum AgeError: Error { case negative }
+        struct SaveError: Error {}
+        let saved = Log<Int>()
+        let api = (save: { @Sendable (age: Int) -> SignalProducer<Int, SaveError> in
+            SignalProducer(value: age).on(value: { saved.append($0) })
+        }, ())
+        let age = ValidatingProperty<Int, AgeError>(30) { $0 >= 0 ? .valid : .invalid(.negative) }
+        let save = Action<Void, Int, SaveError>(validated: age) { age in api.save(age) }
+        age.value = -1
+        #expect(age.value == 30)
+        #expect(!save.isEnabled.value)
+        guard case .invalid(-1, .negative) = age.result.value else {
+            Issue.record("\(age.result.value)")
+            return
+        }
+        age.value = 31
+        save.apply().start()
+        #expect(saved.all == [31])
+    }
 }
 }
 

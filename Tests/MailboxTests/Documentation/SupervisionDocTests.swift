@@ -107,7 +107,7 @@ private func guideSystem(_ configuration: (TestScheduler) -> ActorSystem.Configu
     let scheduler = TestScheduler()
     let system = ActorSystem(name: "guide", configuration: configuration(scheduler))
     let decisions = Recorder()
-    system.observeEvents { event in
+    system.events.observeValues { event in
         if case let .supervised(decision) = event { decisions.record("\(decision.actor.name): \(decision.directive) by \(decision.decider)") }
     }
     return (scheduler, system, Recorder(), decisions)
@@ -122,11 +122,11 @@ struct SupervisionDocTests {
         let system = ActorSystem(name: "guide", configuration: .init(scheduler: scheduler, logHandler: nil))
         let log = Recorder()
         let decisions = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .supervised(decision) = event { decisions.record("\(decision.actor.name): \(decision.directive) by \(decision.decider)") }
         }
         let deadLetters = Recorder()
-        system.observeDeadLetters { deadLetters.record("\($0.message)") }
+        system.deadLetters.observeValues { deadLetters.record("\($0.message)") }
 
         let plain = try system.spawn(job(log: log), name: "plain")
         plain.tell(.work(1))
@@ -346,7 +346,7 @@ struct SupervisionDocTests {
     @Test func backoff_timeline() throws {
         let (scheduler, system, log, _) = guideSystem()
         let waits = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .supervised(decision) = event, let backoff = decision.backoff { waits.record("\(backoff)") }
         }
         let client = try system.spawn(.supervise(job(log: log)).onFailure(
@@ -373,7 +373,7 @@ struct SupervisionDocTests {
 
     @Test func backoff_stashOverflow() throws {
         let (scheduler, system, log, _) = guideSystem()
-        system.observeDeadLetters { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
+        system.deadLetters.observeValues { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
         let small = try system.spawn(.supervise(job(log: log)).onFailure(
             SupervisorStrategy.restartWithBackoff(minBackoff: .seconds(1), maxBackoff: .seconds(1), randomFactor: 0)
                 .withStashCapacity(2)
@@ -394,7 +394,7 @@ struct SupervisionDocTests {
             let scheduler = TestScheduler()
             let system = ActorSystem(name: "replay", configuration: .init(scheduler: scheduler, logHandler: nil, randomSeed: seed))
             let waits = Recorder()
-            system.observeEvents { event in
+            system.events.observeValues { event in
                 if case let .supervised(decision) = event, let backoff = decision.backoff { waits.record("\(backoff)") }
             }
             let ref = try system.spawn(.supervise(job(log: Recorder())).onFailure(
@@ -430,13 +430,18 @@ struct SupervisionDocTests {
 
     @Test func escalation_unhandled_failsTheParent() throws {
         let (scheduler, system, log, decisions) = guideSystem()
-        let team = try system.spawn(.supervise(manager(log: log, handlesEscalations: false)).onFailure(of: Glitch.self, .restart), name: "team")
+        let failures = Recorder()
+        system.events.observeValues { event in
+            if case let .failed(address, error) = event, address.name == "team" { failures.record("\(error)") }
+        }
+        let team = try system.spawn(.supervise(manager(log: log, handlesEscalations: false)).onFailure(of: ChildFailedError.self, .restart), name: "team")
         team.tell("go")
         scheduler.advance(by: .nanoseconds(0))
         // log.all == ["manager started", "job started", "job stopped", "manager started", "job started"]
         #expect(log.all == ["manager started", "job started", "job stopped", "manager started", "job started"])
         // decisions.all == ["worker: escalate by actor", "team: restart by actor"]
         #expect(decisions.all == ["worker: escalate by actor", "team: restart by actor"])
+        #expect(failures.all == ["child /user/team/worker failed and escalated: Glitch()"])
     }
 
     // MARK: The guardian strategy
@@ -547,7 +552,7 @@ struct SupervisionDocTests {
     @Test func trees_intensityExceeded() throws {
         let (scheduler, system, log, _) = guideSystem()
         let failures = Recorder()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             if case let .failed(address, error) = event, address.name == "fragile-app" { failures.record("\(error)") }
         }
         let app = try system.spawn(Supervisor.behavior(strategy: .oneForOne, intensity: 1, period: .seconds(5), children: [
@@ -582,11 +587,59 @@ struct SupervisionDocTests {
         _ = root
     }
 
+    @Test func trees_intensityShutdown_transientChildSupervisor() throws {
+        let (scheduler, system, log, decisions) = guideSystem()
+        let children: ActorRef<[SupervisedChild]> = try system.spawn(logging(into: log), name: "children")
+        let shop = try system.spawn(Supervisor.behavior(strategy: .oneForOne, intensity: 3, period: .seconds(60), children: [
+            ChildSpec(id: "payments", restart: .transient) {
+                Supervisor.behavior(strategy: .oneForOne, intensity: 0, children: [    // gives up at once
+                    ChildSpec(id: "card") { Behavior<JobMessage>.setup { _ in throw Corrupted() } },
+                ])
+            },
+            ChildSpec(id: "catalog") { job("catalog", log: log) },
+        ]), name: "shop")
+        scheduler.advance(by: .nanoseconds(0))
+        // decisions.all == ["card: escalate by supervisor", "payments: stop by actor"]
+        #expect(decisions.all == ["card: escalate by supervisor", "payments: stop by actor"])
+        shop.tell(.whichChildren(replyTo: children))
+        scheduler.advance(by: .nanoseconds(0))
+        // log.all.last == "[payments (transient): not running, catalog (permanent): /user/shop/catalog]"
+        #expect(log.all.last == "[payments (transient): not running, catalog (permanent): /user/shop/catalog]")
+    }
+
+    @Test func trees_dynamicChildren() throws {
+        let (scheduler, system, log, _) = guideSystem()
+        let pool = try system.spawn(Supervisor.behavior(strategy: .oneForOne, children: []), name: "pool")
+        let replies: ActorRef<Result<AnyActorRef, SupervisorError>> = try system.spawn(logging(into: log), name: "replies")
+        pool.tell(.startChild(ChildSpec(id: "w1") { job("w1", log: log) }, replyTo: replies))
+        pool.tell(.startChild(ChildSpec(id: "w1") { job("w1", log: log) }, replyTo: replies))
+        scheduler.advance(by: .nanoseconds(0))
+        // log.all == ["w1 started", "success(AnyActorRef(/user/pool/w1))",
+        //             "failure(child 'w1' of /user/pool is already started as /user/pool/w1)"]
+        #expect(log.all == ["w1 started", "success(AnyActorRef(/user/pool/w1))",
+                            "failure(child 'w1' of /user/pool is already started as /user/pool/w1)"])
+    }
+
+    @Test func trees_dynamicChildren_async() async throws {
+        let log = Recorder()
+        let system = ActorSystem(name: "guide", configuration: .init(logHandler: nil))
+        let pool = try system.spawn(Supervisor.behavior(strategy: .oneForOne, children: []), name: "pool")
+        _ = try await pool.startChild(ChildSpec(id: "w1") { job("w1", log: log) }, timeout: .seconds(10))
+        let worker = try await pool.startChild(ChildSpec(id: "w2") { job("w2", log: log) }, timeout: .seconds(10))
+        try await pool.terminateChild(id: "w2", timeout: .seconds(10))             // stopped for good, spec kept
+        let counts = try await pool.countChildren(timeout: .seconds(10))           // specs: 2, active: 1, …
+        #expect(counts == SupervisorChildCount(specs: 2, active: 1, supervisors: 0, workers: 2))
+        let again = try await pool.restartChild(id: "w2", timeout: .seconds(10))   // a new actor: again != worker
+        #expect(again != worker)
+        #expect(again.path == "/user/pool/w2")
+        _ = await system.shutdown()
+    }
+
     // MARK: Monitoring
 
     @Test func monitoring_failedThenSupervised() throws {
         let (scheduler, system, log, _) = guideSystem()
-        system.observeEvents { event in
+        system.events.observeValues { event in
             switch event {
             case let .failed(address, error):
                 log.record("\(address.path) failed: \(error)")
@@ -606,6 +659,6 @@ struct SupervisionDocTests {
     // MARK: - The doc and these tests stay in sync
 
     @Test func snippetsOfTheDoc_appearInTheseTests() throws {
-        try docExpectSnippets(of: "docs/Supervision.md", count: 30, inTestFile: #filePath)
+        try docExpectSnippets(of: "docs/Supervision.md", count: 33, inTestFile: #filePath)
     }
 }

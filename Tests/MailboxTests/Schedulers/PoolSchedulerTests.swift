@@ -101,18 +101,25 @@ extension RealTimeSchedulers {
             defer { pool.shutdown() }
             let tracker = LifetimeTracker()
             let ran = Locked(false)
+            let date = Date().addingTimeInterval(0.02)
             let cancelled = pool.schedule(
-                after: Date().addingTimeInterval(0.02),
+                after: date,
                 action: Self.capturing(tracker.instance()) { ran.withLock { $0 = true } }
             )
             #expect(tracker.liveCount == 1)
             cancelled?.dispose()
-            #expect(tracker.liveCount == 0, "a cancelled timed action stays alive until its date")
+            // On a loaded machine this thread may be descheduled past the date before it
+            // disposes: then the action may rightly be queued or have run, and this run cannot
+            // judge.
+            let disposedInTime = Date() < date
+            if disposedInTime {
+                #expect(tracker.liveCount == 0, "a cancelled timed action stays alive until its date")
+            }
 
             let later = DispatchSemaphore(value: 0)
             pool.schedule(after: Date().addingTimeInterval(0.1)) { later.signal() }
             #expect(later.waitBounded())
-            #expect(ran.snapshot == false)
+            if disposedInTime { #expect(ran.snapshot == false) }
         }
 
         @Test func repeatingAction_runsRepeatedlyUntilDisposedAndThenNoMore() {

@@ -97,10 +97,10 @@ struct PropertyCompositionLifetimeTests {
         #expect(combined.value == [3, 4])
     }
 
-    @Test func combineLatestOfASequence_completesOnceEverySourceIsGone() {
+    @Test func combineLatestOfASequence_completesOnceEverySourceIsGone() throws {
         let recorder = EventRecorder<[Int], Never>()
         var sources: [MutableProperty<Int>]? = [MutableProperty(1), MutableProperty(2), MutableProperty(3)]
-        let combined = Property<Int>.combineLatest(sources!)
+        let combined = try #require(Property<Int>.combineLatest(sources!))
         combined.signal.observe(recorder.observer)
         sources![1].value = 20
         sources = nil

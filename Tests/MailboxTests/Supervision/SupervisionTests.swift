@@ -250,7 +250,7 @@ struct SupervisionDirectiveTests {
         #expect(log.values == ["setup 1", "postStop 1", "parent: child failed with boom"])
     }
 
-    @Test func escalate_unhandled_failsTheParentWithTheSameError() throws {
+    @Test func escalate_unhandled_failsTheParentWithChildFailedError() throws {
         let log = Inbox<String>()
         let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
@@ -260,12 +260,12 @@ struct SupervisionDirectiveTests {
             parentSetups.increment()
             childRef.record(try context.spawn(.supervise(worker(log)).onFailure(.escalate), name: "child"))
             return .receiveMessage { _ in .same }
-        }).onFailure(of: Boom.self, .restart), name: "parent")
+        }).onFailure(of: ChildFailedError.self, .restart), name: "parent")
         scheduler.runDue()
         childRef.values[0].tell(.fail)
         scheduler.runDue()
-        // The parent's own Boom rule applies to the escalated Boom: it restarts, and so does
-        // its subtree.
+        // The parent fails with a `ChildFailedError` (naming the child, carrying the Boom):
+        // its rule for those restarts it, and so its subtree.
         #expect(parentSetups.count == 2)
         #expect(decisions(events) == ["child escalate by actor", "parent restart by actor"])
         #expect(childRef.values.count == 2)
@@ -439,7 +439,7 @@ struct SupervisionLimitTests {
             let scheduler = TestScheduler()
             let system = ActorSystem(name: "jitter", configuration: .init(scheduler: scheduler, logHandler: nil, randomSeed: seed))
             let events = Inbox<ActorSystemEvent>()
-            system.observeEvents { events.record($0) }
+            system.events.observeValues { events.record($0) }
             let strategy = SupervisorStrategy.restartWithBackoff(minBackoff: .milliseconds(100), maxBackoff: .seconds(1), randomFactor: 0.5)
                 .withResetBackoffAfter(.seconds(60))
             let ref = try system.spawn(.supervise(worker(Inbox())).onFailure(strategy), name: "w")
@@ -530,7 +530,7 @@ struct GuardianStrategyTests {
         let scheduler = TestScheduler()
         let system = ActorSystem(name: "g", configuration: .init(
             scheduler: scheduler, logHandler: nil, guardianStrategy: .restart(limit: 1, within: .seconds(60))))
-        system.observeEvents { events.record($0) }
+        system.events.observeValues { events.record($0) }
         let ref = try system.spawn(worker(log), name: "w")
         for message: WorkerMessage in [.fail, .value(1), .fail, .value(2)] { ref.tell(message) }
         scheduler.runDue()

@@ -47,7 +47,7 @@ struct SupervisorTreeTests {
     let log = Inbox<String>()
     let events = Inbox<ActorSystemEvent>()
 
-    func start(_ strategy: Supervisor.Strategy, intensity: Int = 10, period: Duration = .seconds(5),
+    func start(_ strategy: Supervisor.RestartScope, intensity: Int = 10, period: Duration = .seconds(5),
                restart: [ChildSpec.Restart] = [.permanent, .permanent, .permanent]) throws
         -> (ActorSystem, TestScheduler, ActorRef<SupervisorMessage>) {
         let (system, scheduler) = makeTestSystem(events: events)
@@ -113,7 +113,7 @@ struct SupervisorTreeTests {
         #expect(logAfterStart == ["c preRestart 1", "b preRestart 1", "b setup 2", "c setup 2"])
     }
 
-    @Test func intensityExceeded_failsTheSupervisor_childrenStopNewestFirst() throws {
+    @Test func intensityExceeded_shutsTheSupervisorDown_childrenStopNewestFirst() throws {
         let (system, scheduler, supervisor) = try start(.oneForOne, intensity: 1, period: .seconds(5))
         let a = try child("a", of: supervisor, system, scheduler)
         a.tell(.fail)

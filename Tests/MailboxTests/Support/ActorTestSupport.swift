@@ -78,7 +78,7 @@ func makeTestSystem(_ name: String = "test", events: Inbox<ActorSystemEvent>? = 
     let scheduler = TestScheduler()
     let system = ActorSystem(name: name, configuration: .init(scheduler: scheduler, logHandler: nil))
     if let events {
-        system.observeEvents { events.record($0) }
+        system.events.observeValues { events.record($0) }
     }
     return (system, scheduler)
 }

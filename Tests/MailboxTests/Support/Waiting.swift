@@ -77,9 +77,20 @@ final class Gate: Sendable {
         _ = opened.waitBounded()
     }
 
-    /// Waits until `hold()` is running; `false` if it did not start in time.
-    func waitUntilHeld(count: Int = 1) -> Bool {
-        entered.waitBounded(count: count)
+    /// Waits until `hold()` is running (`count` times); `false` if it did not start in time.
+    func waitUntilHeld(count: Int = 1, timeout: DispatchTimeInterval = realTimeTimeout) -> Bool {
+        entered.waitBounded(count: count, timeout)
+    }
+
+    /// `waitUntilHeld` for async tests: waits on a Dispatch thread, so that the Swift
+    /// concurrency pool (two threads on a two-core machine) stays free for the tasks that must
+    /// run for the gate to be reached.
+    func waitUntilHeldAsync(count: Int = 1) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.waitUntilHeld(count: count))
+            }
+        }
     }
 
     /// Lets every `hold()` return.

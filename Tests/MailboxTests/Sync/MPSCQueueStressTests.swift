@@ -12,6 +12,19 @@ struct MPSCQueueStressTests {
     /// Elements carry their producer in the high bits and the producer's sequence number below.
     private static let sequenceBits = 32
 
+    /// When a consumer loop gives up: far beyond what a correct run takes (milliseconds; seconds
+    /// under ThreadSanitizer), so that a lost element fails the test instead of spinning.
+    private static func deadline() -> DispatchTime {
+        .now() + (ProcessInfo.processInfo.environment["MAILBOX_SOAK"] != nil ? .seconds(600) : realTimeTimeout)
+    }
+
+    /// Whether `deadline` has passed; if so, records the failure (with what arrived).
+    private static func isPast(_ deadline: DispatchTime, received: Int, of total: Int) -> Bool {
+        guard DispatchTime.now() >= deadline else { return false }
+        Issue.record("the consumer waited in vain: \(received) of \(total) elements arrived")
+        return true
+    }
+
     /// Runs `producers` threads enqueueing `perProducer` elements each while this thread
     /// dequeues, then checks no loss, no duplication and per-producer FIFO.
     private func drain(producers: Int, perProducer: Int) {
@@ -31,8 +44,11 @@ struct MPSCQueueStressTests {
         var next = [Int](repeating: 0, count: producers)
         var received = 0
         let total = producers * perProducer
+        let deadline = Self.deadline()
         while received < total {
             guard let element = queue.dequeue() else {
+                // A lost element would otherwise keep this loop spinning for ever.
+                if Self.isPast(deadline, received: received, of: total) { return }
                 sched_yield()  // let preempted producers run (2 cores, often busy)
                 continue
             }
@@ -76,8 +92,10 @@ struct MPSCQueueStressTests {
             go.store(true, ordering: .releasing)
             var next = [Int](repeating: 0, count: producers)
             var received = 0
+            let deadline = Self.deadline()
             while received < producers * perProducer {
                 guard let element = queue.dequeue() else {
+                    if Self.isPast(deadline, received: received, of: producers * perProducer) { return }
                     sched_yield()
                     continue
                 }
@@ -127,8 +145,13 @@ struct MPSCQueueStressTests {
             }
             // Take half, leave the rest queued for deinit.
             var taken = 0
+            let deadline = Self.deadline()
             while taken < producers * perProducer / 2 {
-                if queue.dequeue() != nil { taken += 1 }
+                if queue.dequeue() != nil {
+                    taken += 1
+                } else if Self.isPast(deadline, received: taken, of: producers * perProducer / 2) {
+                    return
+                }
             }
             group.wait()
         }

@@ -50,14 +50,14 @@ public final class ChatServer: Sendable {
                                     name: "sessions")
         // Failures of the server's actors, as the runtime reports them, become the server's events.
         let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
-        failureObservation = system.observeEvents { event in
+        failureObservation = system.events.observeValues { event in
             guard case let .failed(address, error) = event,
                   paths.contains(where: { address.path == $0 || address.path.hasPrefix($0 + "/") }) else { return }
             context.publish(.failed(actor: address.path, error: "\(error)"))
         }
     }
 
-    private let failureObservation: any Disposable
+    private let failureObservation: (any Disposable)?
 
     /// Binds `configuration.host:port` and starts accepting clients.
     ///
@@ -102,7 +102,7 @@ public final class ChatServer: Sendable {
             await group.next()
             group.cancelAll()
         }
-        failureObservation.dispose()
+        failureObservation?.dispose()
         if ownsSystem {
             _ = await system.shutdown()
         }

@@ -59,6 +59,9 @@ public final class PoolScheduler: DateScheduler {
     /// Mirrors `sleepers.count`; read on every push to skip the lock when nobody sleeps.
     private let sleepingCount = Atomic<Int>(0)
 
+    /// The number of workers asleep (for tests).
+    var sleepingWorkerCount: Int { sleepingCount.load(ordering: .acquiring) }
+
     let isShutdown = Atomic<Bool>(false)
 
     /// Workers out of work that are still looking for some before they park. While one
@@ -67,6 +70,9 @@ public final class PoolScheduler: DateScheduler {
 
     /// How many times a worker out of work polls the queues before it parks.
     let searchRounds = 64
+
+    /// Test hook (see the internal `init`); `nil` outside tests.
+    let _searchEndedEmpty: (@Sendable () -> Void)?
 
     /// Where timed actions wait before they are scheduled on the pool.
     private let timerQueue = DispatchQueue(label: "Mailbox.PoolScheduler.timers")
@@ -81,9 +87,17 @@ public final class PoolScheduler: DateScheduler {
     ///   - name: A prefix for the threads' names.
     ///   - runNextLimit: How many times in a row a worker runs work from its run-next slot
     ///     before it takes work from its queues (fairness); at least 1.
-    public init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "mailbox-pool", runNextLimit: Int = 32) {
+    public convenience init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "mailbox-pool", runNextLimit: Int = 32) {
+        self.init(workerCount: workerCount, name: name, runNextLimit: runNextLimit, searchEndedEmpty: nil)
+    }
+
+    /// The pool, with a test hook: `searchEndedEmpty` runs on a worker whose search for work
+    /// found nothing, just before it stops counting as searching (the window in which
+    /// publishers skip their wake-ups).
+    init(workerCount: Int, name: String, runNextLimit: Int, searchEndedEmpty: (@Sendable () -> Void)?) {
         precondition(workerCount > 0, "a pool needs at least one worker, not \(workerCount)")
         precondition(runNextLimit > 0, "runNextLimit must be at least 1, not \(runNextLimit)")
+        self._searchEndedEmpty = searchEndedEmpty
         self.workerCount = workerCount
         self.runNextLimit = runNextLimit
         self.workers = (0..<workerCount).map { PoolWorker(index: $0) }
@@ -153,13 +167,8 @@ public final class PoolScheduler: DateScheduler {
         leeway: DispatchTimeInterval,
         action: @escaping @Sendable () -> Void
     ) -> (any Disposable)? {
-        let cancellation = AnyDisposable()
-        let timer = timerQueue.repeatingTimer(from: date, interval: interval, leeway: leeway) { [self] in
-            enqueue(Unmanaged.passRetained(ClosureJob(action, cancellation: cancellation)))
-        }
-        return AnyDisposable {
-            cancellation.dispose()
-            timer.dispose()
+        timerQueue.repeatingSchedule(from: date, interval: interval, leeway: leeway) { [self] stopped in
+            enqueue(Unmanaged.passRetained(ClosureJob(action, cancellation: stopped)))
         }
     }
 
@@ -237,12 +246,22 @@ public final class PoolScheduler: DateScheduler {
     }
 
     /// Registers `worker` as asleep, then sleeps unless work turned up in the meantime.
+    ///
+    /// A worker that finds work here takes one job and passes the rest on (wakes one more
+    /// worker if more than one job is queued). Publishers skip their wake-up while a worker
+    /// searches, trusting it to find their work; this worker searched, found nothing, and is
+    /// now finding *several* jobs whose publishers may all have skipped. Taking one and
+    /// waking nobody stranded the others with workers asleep: a job could wait in the shared
+    /// queue until some unrelated event woke a worker (seen as a 20 s stall of
+    /// `workers_runAsManyActionsInParallelAsThereAreWorkers` in about 1 of 300 runs under load;
+    /// `HangRegressionTests.poolWorkerFindingSeveralJobsAsItParks_wakesAnotherForTheRest`).
     func park(_ worker: PoolWorker) {
         sleepersLock.withLock {
             sleepers.append(worker)
             sleepingCount.add(1, ordering: .acquiringAndReleasing)
         }
-        if hasWork(for: worker) || isShutdown.load(ordering: .acquiring) {
+        let queued = queuedJobCount()
+        if queued > 0 || isShutdown.load(ordering: .acquiring) {
             let removed: Bool = sleepersLock.withLock {
                 guard let index = sleepers.firstIndex(where: { $0 === worker }) else { return false }
                 sleepers.remove(at: index)
@@ -251,274 +270,19 @@ public final class PoolScheduler: DateScheduler {
             }
             // Not found: a publisher already took us off the list and will unpark us; consume
             // that wake-up so the next park does not return spuriously.
-            if removed { return }
+            if !removed { worker.parker.park() }
+            if queued > 1 { wakeOneIfAnySleeps() }
+            return
         }
         worker.parker.park()
     }
 
-    private func hasWork(for worker: PoolWorker) -> Bool {
-        if globalLock.withLock({ !global.isEmpty }) { return true }
-        for other in workers where other.lock.withLock({ !other.local.isEmpty }) {
-            return true
+    /// The jobs queued in the shared queue and every worker's queue (each read under its lock).
+    private func queuedJobCount() -> Int {
+        var count = globalLock.withLock { global.count }
+        for other in workers {
+            count += other.lock.withLock { other.local.count }
         }
-        return false
+        return count
     }
 }
-
-/// One worker thread of a `PoolScheduler` and its queues.
-final class PoolWorker {
-    let index: Int
-
-    /// The pool, set before the thread starts. The thread holds a strong reference for as long
-    /// as it runs (see `start`), so the pool cannot be freed under a running worker: a pool
-    /// that is never shut down lives, with its threads, until the process exits.
-    unowned(unsafe) var pool: PoolScheduler!
-    /// The pool's identity, set with `pool`: what `enqueue` compares, without a retain.
-    var poolIdentity: ObjectIdentifier?
-
-    /// The job to run next. Only the worker's own thread touches it (so exclusivity holds
-    /// without run-time checks).
-    @exclusivity(unchecked)
-    var runNext: Unmanaged<PoolJob>?
-
-    /// Protects `local`.
-    let lock = Lock()
-    /// The worker's run queue. Protected by `lock`.
-    var local = JobDeque()
-    /// Mirrors `local.count`, read without the lock by thieves as a hint.
-    let localCount = Atomic<Int>(0)
-
-    let parker = Parker()
-    private var thread: pthread_t?
-
-    init(index: Int) {
-        self.index = index
-    }
-
-    deinit {
-        local.deallocate()
-    }
-
-    func pushLocal(_ job: Unmanaged<PoolJob>) {
-        lock.withLock {
-            local.pushBack(job)
-            localCount.store(local.count, ordering: .relaxed)
-        }
-    }
-
-    func popLocal() -> Unmanaged<PoolJob>? {
-        guard localCount.load(ordering: .relaxed) > 0 else { return nil }
-        return lock.withLock {
-            let job = local.popFront()
-            localCount.store(local.count, ordering: .relaxed)
-            return job
-        }
-    }
-
-    /// Moves half of `victim`'s queue (rounded up) to this worker and returns the first job.
-    func steal(from victim: PoolWorker) -> Unmanaged<PoolJob>? {
-        guard victim.localCount.load(ordering: .relaxed) > 0 else { return nil }
-        var taken: [Unmanaged<PoolJob>] = []
-        victim.lock.withLock {
-            let half = (victim.local.count + 1) / 2
-            taken.reserveCapacity(half)
-            for _ in 0..<half {
-                if let job = victim.local.popFront() { taken.append(job) }
-            }
-            victim.localCount.store(victim.local.count, ordering: .relaxed)
-        }
-        guard !taken.isEmpty else { return nil }
-        if taken.count > 1 {
-            lock.withLock {
-                for job in taken.dropFirst() { local.pushBack(job) }
-                localCount.store(local.count, ordering: .relaxed)
-            }
-        }
-        return taken[0]
-    }
-
-    func releaseQueuedJobs() {
-        runNext?.releaseUnrun()
-        runNext = nil
-        lock.withLock {
-            while let job = local.popFront() { job.releaseUnrun() }
-            localCount.store(0, ordering: .relaxed)
-        }
-    }
-
-    // MARK: The worker loop
-
-    /// What a new worker thread starts with: its worker, the pool (retained: the thread keeps
-    /// it alive until the thread exits) and the thread's name.
-    private final class ThreadStart {
-        let worker: PoolWorker
-        let pool: PoolScheduler
-        let name: String
-
-        init(worker: PoolWorker, pool: PoolScheduler, name: String) {
-            self.worker = worker
-            self.pool = pool
-            self.name = name
-        }
-    }
-
-    func start(pool: PoolScheduler, name: String) {
-        self.pool = pool
-        poolIdentity = ObjectIdentifier(pool)
-        let context = Unmanaged.passRetained(ThreadStart(worker: self, pool: pool, name: name)).toOpaque()
-        var handle = pthread_t()
-        let error = pthread_create(&handle, nil, { context in
-            let start = Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue()
-            // Linux limits thread names to 15 bytes; keep the end, where the worker's index is,
-            // cut at a character boundary.
-            var name = Substring(start.name)
-            while name.utf8.count > 15 { name = name.dropFirst() }
-            Thread.current.name = String(name)
-            start.worker.runLoop(pool: start.pool)
-            return nil
-        }, context)
-        precondition(error == 0, "pthread_create failed with error \(error)")
-        thread = handle
-    }
-
-    func join() {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
-    }
-
-    private func runLoop(pool: PoolScheduler) {
-        PoolWorker.setCurrent(self)
-        var tick = 0
-        var runNextStreak = 0
-        while !pool.isShutdown.load(ordering: .relaxed) {
-            tick &+= 1
-            if let job = nextJob(pool: pool, tick: tick, runNextStreak: &runNextStreak) ?? search(pool: pool) {
-                // The queue's retain (or, for an actor queued without one, its parent) keeps the
-                // job alive for the run; no extra retain needed.
-                if job._withUnsafeGuaranteedRef({ $0.runFromPool() }) {
-                    job.release()
-                }
-            } else {
-                pool.park(self)
-            }
-        }
-        PoolWorker.setCurrent(nil)
-    }
-
-    /// Polls the queues for a short while before the worker parks, yielding the CPU between
-    /// polls: a producer that hands out work one job at a time then finds an awake worker
-    /// instead of paying a thread wake-up per job. A worker that finds work while others may
-    /// still be needed wakes one, so parallelism is not lost to the skipped wake-ups.
-    private func search(pool: PoolScheduler) -> Unmanaged<PoolJob>? {
-        pool.searching.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        var found: Unmanaged<PoolJob>?
-        for round in 0..<pool.searchRounds where !pool.isShutdown.load(ordering: .relaxed) {
-            if let job = popLocal() ?? pool.popGlobal() ?? stealFromAny(pool: pool) {
-                found = job
-                break
-            }
-            if round >= 4 { sched_yield() }
-        }
-        pool.searching.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-        if found != nil, pool.globalCount.load(ordering: .relaxed) > 0 || localCount.load(ordering: .relaxed) > 0 {
-            pool.wakeOneIfAnySleeps()
-        }
-        return found
-    }
-
-    private func stealFromAny(pool: PoolScheduler) -> Unmanaged<PoolJob>? {
-        let workers = pool.workers
-        for offset in 1..<max(workers.count, 1) {
-            if let job = steal(from: workers[(index + offset) % workers.count]) {
-                return job
-            }
-        }
-        return nil
-    }
-
-    private func nextJob(pool: PoolScheduler, tick: Int, runNextStreak: inout Int) -> Unmanaged<PoolJob>? {
-        if tick % 61 == 0, let job = pool.popGlobal() {
-            return job
-        }
-        if let job = runNext {
-            if runNextStreak < pool.runNextLimit {
-                runNextStreak += 1
-                runNext = nil
-                return job
-            }
-            // Fairness: the slot had its turn; queue it behind the local work.
-            runNext = nil
-            pushLocal(job)
-        }
-        runNextStreak = 0
-        return popLocal() ?? pool.popGlobal() ?? stealFromAny(pool: pool)
-    }
-
-    // MARK: Current worker (thread-local)
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let error = pthread_key_create(&key, nil)
-        precondition(error == 0, "pthread_key_create failed with error \(error)")
-        return key
-    }()
-
-    /// The worker running on the calling thread, if it is a pool worker thread.
-    static var current: PoolWorker? {
-        currentUnmanaged?.takeUnretainedValue()
-    }
-
-    /// `current` without a retain; valid while the worker's thread runs (the pool joins its
-    /// threads before releasing the workers).
-    static var currentUnmanaged: Unmanaged<PoolWorker>? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<PoolWorker>.fromOpaque(pointer)
-    }
-
-    private static func setCurrent(_ worker: PoolWorker?) {
-        pthread_setspecific(key, worker.map { Unmanaged.passUnretained($0).toOpaque() })
-    }
-}
-
-// `local` is protected by `lock`; `runNext` is touched only by the worker's own thread (it is
-// read by `enqueue` only when `PoolWorker.current === self`); the rest is immutable or atomic.
-extension PoolWorker: @unchecked Sendable {}
-
-/// A binary semaphore for one sleeping thread: `park` waits for a permit, `unpark` grants it.
-final class Parker {
-    private let lock = Lock()
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    /// Protected by `lock`.
-    private var permit = false
-
-    init() {
-        condition = .allocate(capacity: 1)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-    }
-
-    func park() {
-        lock.lock()
-        while !permit {
-            pthread_cond_wait(condition, lock.mutex)
-        }
-        permit = false
-        lock.unlock()
-    }
-
-    func unpark() {
-        lock.withLock {
-            permit = true
-            pthread_cond_signal(condition)
-        }
-    }
-}
-
-// `permit` is protected by `lock`; the condition variable is used only with `lock` held.
-extension Parker: @unchecked Sendable {}

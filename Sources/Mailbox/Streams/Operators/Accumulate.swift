@@ -7,7 +7,7 @@ extension Signal {
     public func scan<U>(_ initialResult: U, _ nextPartialResult: @escaping @Sendable (U, Value) -> U) -> Signal<U, Error> {
         let accumulator = _SerialState(initialResult)
         return _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             accumulator.value = nextPartialResult(accumulator.value, value)
             downstream.send(value: accumulator.value)
         } }
@@ -18,7 +18,7 @@ extension Signal {
     public func scan<U>(into initialResult: U, _ nextPartialResult: @escaping @Sendable (inout U, Value) -> Void) -> Signal<U, Error> {
         let accumulator = _SerialState(initialResult)
         return _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             nextPartialResult(&accumulator.value, value)
             downstream.send(value: accumulator.value)
         } }
@@ -41,7 +41,7 @@ extension Signal {
     func combinePrevious(initial: Value?) -> Signal<(Value, Value), Error> {
         let previous = _SerialState(initial)
         return _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             if let last = previous.value { downstream.send(value: (last, value)) }
             previous.value = value
         } }
@@ -60,7 +60,7 @@ extension Signal {
                 downstream.send(value: accumulator.value)
                 downstream.sendCompleted()
             default:
-                self._forward(event, to: downstream)
+                Signal._forward(event, to: downstream)
             }
         } }
     }
@@ -78,7 +78,7 @@ extension Signal {
                 downstream.send(value: accumulator.value)
                 downstream.sendCompleted()
             default:
-                self._forward(event, to: downstream)
+                Signal._forward(event, to: downstream)
             }
         } }
     }
@@ -119,7 +119,7 @@ extension Signal {
                 }
                 downstream.sendCompleted()
             default:
-                self._forward(event, to: downstream)
+                Signal._forward(event, to: downstream)
             }
         } }
     }
@@ -146,7 +146,7 @@ extension Signal {
                 }
                 downstream.sendCompleted()
             default:
-                self._forward(event, to: downstream)
+                Signal._forward(event, to: downstream)
             }
         } }
     }
@@ -216,5 +216,49 @@ extension SignalProducer {
     @inlinable
     public func collect(_ shouldEmit: @escaping @Sendable (_ collected: [Value], _ latest: Value) -> Bool) -> SignalProducer<[Value], Error> {
         lift { $0.collect(shouldEmit) }
+    }
+}
+
+extension Signal {
+    /// Sends, for each value, the output `next` computes from the accumulated state and the
+    /// value; `next` also returns the state the next value sees (starting from
+    /// `initialState`). A `scan` whose output need not be the state.
+    @inlinable
+    public func scanMap<State, U>(_ initialState: State, _ next: @escaping @Sendable (State, Value) -> (State, U)) -> Signal<U, Error> {
+        let state = _SerialState(initialState)
+        return _lift { downstream in { event in
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
+            let (newState, output) = next(state.value, value)
+            state.value = newState
+            downstream.send(value: output)
+        } }
+    }
+
+    /// Sends, for each value, the output `next` returns after updating the accumulated state
+    /// in place (starting from `initialState`).
+    @inlinable
+    public func scanMap<State, U>(into initialState: State, _ next: @escaping @Sendable (inout State, Value) -> U) -> Signal<U, Error> {
+        let state = _SerialState(initialState)
+        return _lift { downstream in { event in
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
+            let output = next(&state.value, value)
+            downstream.send(value: output)
+        } }
+    }
+}
+
+extension SignalProducer {
+    /// See `Signal.scanMap(_:_:)`; each run starts from `initialState`.
+    @inlinable
+    public func scanMap<State, U>(_ initialState: State, _ next: @escaping @Sendable (State, Value) -> (State, U)) -> SignalProducer<U, Error> {
+        let initial = _Carried(initialState)
+        return lift { $0.scanMap(initial.value, next) }
+    }
+
+    /// See `Signal.scanMap(into:_:)`; each run starts from `initialState`.
+    @inlinable
+    public func scanMap<State, U>(into initialState: State, _ next: @escaping @Sendable (inout State, Value) -> U) -> SignalProducer<U, Error> {
+        let initial = _Carried(initialState)
+        return lift { $0.scanMap(into: initial.value, next) }
     }
 }

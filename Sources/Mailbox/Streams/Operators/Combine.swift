@@ -196,6 +196,12 @@ extension Signal {
         }
     }
 
+    /// Pairs each value with the latest value of `samplee` (a producer — started at once —, a
+    /// signal or a property).
+    public func withLatest<Samplee: SignalProducerConvertible>(from samplee: Samplee) -> Signal<(Value, Samplee.Value), Error> where Samplee.Error == Never {
+        withLatest(from: samplee.producer)
+    }
+
     /// Whenever `sampler` sends a value, sends the latest value of this signal paired with
     /// it (nothing if this signal has not sent yet; a value may be sent more than once).
     /// Completes when both have completed; fails with this signal, interrupts with either.
@@ -237,77 +243,89 @@ extension Signal {
 }
 
 extension SignalProducer {
-    /// See `Signal.combineLatest(with:)`; both runs start after the operator is attached.
+    /// See `Signal.combineLatest(with:)`. Both runs start once the operator is attached to
+    /// both, this producer's first (ReactiveSwift's argument order).
     public func combineLatest<U>(with other: SignalProducer<U, Error>) -> SignalProducer<(Value, U), Error> {
-        lift { (signal: Signal<Value, Error>) in { @Sendable (other: Signal<U, Error>) in signal.combineLatest(with: other) } }(other)
+        SignalProducer.combineLatest(self, other)
     }
 
-    /// See `Signal.combineLatest(with:)`.
-    public func combineLatest<U>(with other: Signal<U, Error>) -> SignalProducer<(Value, U), Error> {
-        combineLatest(with: SignalProducer<U, Error>(other))
+    /// See `Signal.combineLatest(with:)`; `other` is a producer, a signal or a property.
+    public func combineLatest<Other: SignalProducerConvertible>(with other: Other) -> SignalProducer<(Value, Other.Value), Error> where Other.Error == Error {
+        combineLatest(with: other.producer)
     }
 
-    /// See `Signal.zip(with:)`; both runs start after the operator is attached.
+    /// See `Signal.zip(with:)`. Both runs start once the operator is attached to both, this
+    /// producer's first.
     public func zip<U>(with other: SignalProducer<U, Error>) -> SignalProducer<(Value, U), Error> {
-        lift { (signal: Signal<Value, Error>) in { @Sendable (other: Signal<U, Error>) in signal.zip(with: other) } }(other)
+        SignalProducer.zip(self, other)
     }
 
-    /// See `Signal.zip(with:)`.
-    public func zip<U>(with other: Signal<U, Error>) -> SignalProducer<(Value, U), Error> {
-        zip(with: SignalProducer<U, Error>(other))
+    /// See `Signal.zip(with:)`; `other` is a producer, a signal or a property.
+    public func zip<Other: SignalProducerConvertible>(with other: Other) -> SignalProducer<(Value, Other.Value), Error> where Other.Error == Error {
+        zip(with: other.producer)
     }
 
-    /// See `Signal.merge(with:)`; both runs start after the operator is attached.
+    /// See `Signal.merge(with:)`; both runs start, this producer's first.
     public func merge(with other: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
         SignalProducer.merge([self, other])
     }
 
-    /// See `Signal.merge(with:)`.
-    public func merge(with other: Signal<Value, Error>) -> SignalProducer<Value, Error> {
-        merge(with: SignalProducer(other))
+    /// See `Signal.merge(with:)`; `other` is a producer, a signal or a property.
+    public func merge<Other: SignalProducerConvertible>(with other: Other) -> SignalProducer<Value, Error> where Other.Value == Value, Other.Error == Error {
+        merge(with: other.producer)
     }
 
     /// Starts every producer (in order) and forwards their values; see `Signal.merge(_:)`.
-    public static func merge<S: Sequence & Sendable>(_ producers: S) -> SignalProducer<Value, Error> where S.Element == SignalProducer<Value, Error> {
-        SignalProducer<SignalProducer<Value, Error>, Error>(producers).flatten(.merge)
+    /// The producers are read from `producers` when this is called.
+    public static func merge<S: Sequence>(_ producers: S) -> SignalProducer<Value, Error> where S.Element == SignalProducer<Value, Error> {
+        SignalProducer<SignalProducer<Value, Error>, Error>(Array(producers)).flatten(.merge)
     }
 
-    /// Starts every producer (in order) and forwards their values.
-    public static func merge(_ producers: SignalProducer<Value, Error>...) -> SignalProducer<Value, Error> {
-        merge(producers)
+    /// Starts every input (in order) and sends arrays of their latest values once all have
+    /// sent; see `Signal.combineLatest(_:)`. An empty sequence completes at once, sending
+    /// nothing.
+    ///
+    /// The inputs (producers, signals or properties) are read from `producers` when this is
+    /// called; each start asks each of them for a producer.
+    public static func combineLatest<S: Sequence>(_ producers: S) -> SignalProducer<[Value], Error> where S.Element: SignalProducerConvertible, S.Element.Value == Value, S.Element.Error == Error {
+        _startAll(producers, emptySentinel: nil) { Signal.combineLatest($0) }
     }
 
-    /// Starts every producer and sends arrays of their latest values; see
-    /// `Signal.combineLatest(_:)`.
-    public static func combineLatest<S: Sequence & Sendable>(_ producers: S) -> SignalProducer<[Value], Error> where S.Element == SignalProducer<Value, Error> {
-        SignalProducer<[Value], Error> { observer, lifetime in
-            _startAll(ArraySlice(producers), lifetime: lifetime) { signals in
-                lifetime += Signal.combineLatest(signals).observe(observer)
+    /// Like `combineLatest(_:)`, but an empty sequence sends `emptySentinel`, then completes.
+    public static func combineLatest<S: Sequence>(_ producers: S, emptySentinel: [S.Element.Value]) -> SignalProducer<[Value], Error> where S.Element: SignalProducerConvertible, S.Element.Value == Value, S.Element.Error == Error {
+        _startAll(producers, emptySentinel: _Carried(emptySentinel)) { Signal.combineLatest($0) }
+    }
+
+    /// Starts every input (in order) and sends arrays of their n-th values; see
+    /// `Signal.zip(_:)`. An empty sequence completes at once, sending nothing.
+    public static func zip<S: Sequence>(_ producers: S) -> SignalProducer<[Value], Error> where S.Element: SignalProducerConvertible, S.Element.Value == Value, S.Element.Error == Error {
+        _startAll(producers, emptySentinel: nil) { Signal.zip($0) }
+    }
+
+    /// Like `zip(_:)`, but an empty sequence sends `emptySentinel`, then completes.
+    public static func zip<S: Sequence>(_ producers: S, emptySentinel: [S.Element.Value]) -> SignalProducer<[Value], Error> where S.Element: SignalProducerConvertible, S.Element.Value == Value, S.Element.Error == Error {
+        _startAll(producers, emptySentinel: _Carried(emptySentinel)) { Signal.zip($0) }
+    }
+
+    /// A producer whose runs start a run of every input, in order, each into a pipe, once
+    /// `combine` is attached to all the pipes (as ReactiveSwift does).
+    static func _startAll<S: Sequence>(
+        _ inputs: S,
+        emptySentinel: _Carried<[Value]>?,
+        _ combine: @escaping @Sendable ([Signal<Value, Error>]) -> Signal<[Value], Error>
+    ) -> SignalProducer<[Value], Error> where S.Element: SignalProducerConvertible, S.Element.Value == Value, S.Element.Error == Error {
+        let inputs = inputs.map { _Carried($0) }
+        return SignalProducer<[Value], Error> { observer, lifetime in
+            let setup = inputs.map { (producer: $0.value.producer, pipe: Signal<Value, Error>.pipe()) }
+            guard !setup.isEmpty else {
+                if let emptySentinel { observer.send(value: emptySentinel.value) }
+                observer.sendCompleted()
+                return
             }
-        }
-    }
-
-    /// Starts every producer and sends arrays of their n-th values; see `Signal.zip(_:)`.
-    public static func zip<S: Sequence & Sendable>(_ producers: S) -> SignalProducer<[Value], Error> where S.Element == SignalProducer<Value, Error> {
-        SignalProducer<[Value], Error> { observer, lifetime in
-            _startAll(ArraySlice(producers), lifetime: lifetime) { signals in
-                lifetime += Signal.zip(signals).observe(observer)
+            lifetime += combine(setup.map(\.pipe.output)).observe(observer)
+            for (producer, pipe) in setup {
+                lifetime += producer.start(pipe.input)
             }
-        }
-    }
-
-    /// Attaches `setup` to the signals of runs of every producer, then starts the runs (the
-    /// last producer first), so no synchronous event is missed.
-    static func _startAll(
-        _ producers: ArraySlice<SignalProducer<Value, Error>>,
-        signals: [Signal<Value, Error>] = [],
-        lifetime: Lifetime,
-        _ setup: ([Signal<Value, Error>]) -> Void
-    ) {
-        guard let first = producers.first else { return setup(signals) }
-        first.startWithSignal { signal, interrupter in
-            lifetime += interrupter
-            _startAll(producers.dropFirst(), signals: signals + [signal], lifetime: lifetime, setup)
         }
     }
 
@@ -316,14 +334,25 @@ extension SignalProducer {
         lift { $0.withLatest(from: samplee) }
     }
 
-    /// See `Signal.withLatest(from:)`; `samplee` starts before each run of this producer.
+    /// See `Signal.withLatest(from:)`: `samplee`'s run starts before each run of this
+    /// producer.
     public func withLatest<U>(from samplee: SignalProducer<U, Never>) -> SignalProducer<(Value, U), Error> {
-        lift { $0.withLatest(from: samplee) }
+        lift { (signal: Signal<Value, Error>) in { @Sendable (samplee: Signal<U, Never>) in signal.withLatest(from: samplee) } }(samplee)
     }
 
-    /// See `Signal.sample(with:)`.
+    /// See `Signal.withLatest(from:)`; `samplee` is a producer, a signal or a property.
+    public func withLatest<Samplee: SignalProducerConvertible>(from samplee: Samplee) -> SignalProducer<(Value, Samplee.Value), Error> where Samplee.Error == Never {
+        withLatest(from: samplee.producer)
+    }
+
+    /// See `Signal.sample(with:)`: this producer's run starts first, then `sampler`'s.
     public func sample<T>(with sampler: SignalProducer<T, Never>) -> SignalProducer<(Value, T), Error> {
-        lift { (signal: Signal<Value, Error>) in { @Sendable (sampler: Signal<T, Never>) in signal.sample(with: sampler) } }(sampler)
+        _liftLeft(sampler) { $0.sample(with: $1) }
+    }
+
+    /// See `Signal.sample(with:)`; `sampler` is a producer, a signal or a property.
+    public func sample<Sampler: SignalProducerConvertible>(with sampler: Sampler) -> SignalProducer<(Value, Sampler.Value), Error> where Sampler.Error == Never {
+        sample(with: sampler.producer)
     }
 
     /// See `Signal.sample(with:)`.
@@ -331,14 +360,39 @@ extension SignalProducer {
         lift { $0.sample(with: sampler) }
     }
 
-    /// See `Signal.sample(on:)`.
+    /// See `Signal.sample(on:)`: this producer's run starts first, then `sampler`'s.
     public func sample(on sampler: SignalProducer<(), Never>) -> SignalProducer<Value, Error> {
-        lift { (signal: Signal<Value, Error>) in { @Sendable (sampler: Signal<(), Never>) in signal.sample(on: sampler) } }(sampler)
+        _liftLeft(sampler) { $0.sample(on: $1) }
+    }
+
+    /// See `Signal.sample(on:)`; `sampler` is a producer, a signal or a property.
+    public func sample<Sampler: SignalProducerConvertible>(on sampler: Sampler) -> SignalProducer<Value, Error> where Sampler.Value == (), Sampler.Error == Never {
+        sample(on: sampler.producer)
     }
 
     /// See `Signal.sample(on:)`.
     public func sample(on sampler: Signal<(), Never>) -> SignalProducer<Value, Error> {
         lift { $0.sample(on: sampler) }
+    }
+
+    /// Applies a binary signal operator to a run of this producer and one of `right`: both
+    /// signals are set up (and the operator attached) first, then this producer's run starts,
+    /// then `right`'s (ReactiveSwift's `liftLeft`; `lift` starts `right` first).
+    @inlinable
+    func _liftLeft<U, F, V, G>(
+        _ right: SignalProducer<U, F>,
+        _ transform: @escaping @Sendable (Signal<Value, Error>, Signal<U, F>) -> Signal<V, G>
+    ) -> SignalProducer<V, G> {
+        let left = self
+        return SignalProducer<V, G> { observer, lifetime in
+            right.startWithSignal { rightSignal, rightInterrupter in
+                lifetime += rightInterrupter
+                left.startWithSignal { leftSignal, leftInterrupter in
+                    lifetime += leftInterrupter
+                    lifetime += transform(leftSignal, rightSignal).observe(observer)
+                }
+            }
+        }
     }
 }
 

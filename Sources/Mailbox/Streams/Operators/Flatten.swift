@@ -257,37 +257,79 @@ extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
     }
 }
 
-extension Signal where Value: SignalProducerConvertible, Value.Error == Never, Error: Swift.Error {
-    /// Flattens a signal of streams that cannot fail; see `flatten(_:)`.
-    @inlinable
-    @_disfavoredOverload
-    public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Error> {
-        map { $0.producer.promoteError(Error.self) }.flatten(strategy)
-    }
-}
-
 extension Signal where Value: SignalProducerConvertible, Error == Never {
     /// Flattens a signal that cannot fail of streams that can; see `flatten(_:)`.
     @inlinable
-    @_disfavoredOverload
     public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Value.Error> {
         promoteError(Value.Error.self).flatten(strategy)
     }
 }
 
+extension Signal where Value: SignalProducerConvertible, Error == Never, Value.Error == Never {
+    /// Flattens a signal of streams when neither can fail; see `flatten(_:)`.
+    @inlinable
+    public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Value.Error> {
+        Signal<Value.Value, Value.Error>(_unsafeGenerator: { downstream in
+            let coordinator = _FlattenCoordinator<Value.Value, Value.Error>(strategy, downstream)
+            coordinator.disposables += self.observe { event in
+                switch event {
+                case let .value(inner): coordinator.outerSent(inner.producer)
+                case .completed: coordinator.outerCompleted()
+                case .interrupted: downstream.sendInterrupted()
+                }
+            }
+            return coordinator.disposables
+        })
+    }
+}
+
+extension Signal where Value: SignalProducerConvertible, Value.Error == Never {
+    /// Flattens a signal of streams that cannot fail; see `flatten(_:)`.
+    @inlinable
+    public func flatten(_ strategy: FlattenStrategy) -> Signal<Value.Value, Error> {
+        map { $0.producer.promoteError(Error.self) }.flatten(strategy)
+    }
+}
+
+extension Signal where Value: Sequence & SendableMetatype {
+    /// Sends the elements of every sequence this signal sends, in order.
+    @inlinable
+    public func flatten() -> Signal<Value.Element, Error> {
+        _lift { downstream in { event in
+            guard case let .value(sequence) = event else { return Signal._forward(event, to: downstream) }
+            for element in sequence { downstream.send(value: element) }
+        } }
+    }
+}
+
+// flatMap: ReactiveSwift's overload set, one for one, so that the same transforms type-check
+// the same way (a transform returning `SignalProducer<U, E>` literally, e.g. `.empty` or
+// `.init(value:)`, picks the concrete overloads; any other stream, the generic ones).
+
 extension Signal {
+    /// Maps each value to a producer and flattens them by `strategy`; see `flatten(_:)`.
+    @inlinable
+    public func flatMap<U>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, Error>) -> Signal<U, Error> {
+        map(transform).flatten(strategy)
+    }
+
     /// Maps each value to a stream and flattens them by `strategy`; see `flatten(_:)`.
     @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner
     ) -> Signal<Inner.Value, Error> where Inner.Error == Error {
-        map(transform).flatten(strategy)
+        map { transform($0).producer }.flatten(strategy)
+    }
+
+    /// Maps each value to a producer that cannot fail and flattens them by `strategy`.
+    @inlinable
+    public func flatMap<U>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, Never>) -> Signal<U, Error> {
+        map { transform($0).promoteError(Error.self) }.flatten(strategy)
     }
 
     /// Maps each value to a stream that cannot fail and flattens them by `strategy`.
     @inlinable
-    @_disfavoredOverload
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner
@@ -310,17 +352,44 @@ extension Signal {
             }
         }
     }
+
+    /// On failure, starts the stream `transform` returns for the error (a producer, a signal
+    /// or a property) and forwards its events instead.
+    @inlinable
+    public func flatMapError<Inner: SignalProducerConvertible>(_ transform: @escaping @Sendable (Error) -> Inner) -> Signal<Value, Inner.Error> where Inner.Value == Value {
+        flatMapError { transform($0).producer }
+    }
 }
 
 extension Signal where Error == Never {
-    /// Maps each value to a stream that can fail and flattens them by `strategy`.
+    /// Maps each value of a signal that cannot fail to a producer that can, and flattens them.
     @inlinable
-    @_disfavoredOverload
+    public func flatMap<U, F>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, F>) -> Signal<U, F> {
+        promoteError(F.self).flatMap(strategy, transform)
+    }
+
+    /// Maps each value to a stream of any error type and flattens them by `strategy`.
+    @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner
     ) -> Signal<Inner.Value, Inner.Error> {
         promoteError(Inner.Error.self).flatMap(strategy, transform)
+    }
+
+    /// Maps each value to a producer that cannot fail and flattens them by `strategy`.
+    @inlinable
+    public func flatMap<U>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, Never>) -> Signal<U, Never> {
+        map(transform).flatten(strategy)
+    }
+
+    /// Maps each value to a stream that cannot fail and flattens them by `strategy`.
+    @inlinable
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> Signal<Inner.Value, Never> where Inner.Error == Never {
+        map { transform($0).producer }.flatten(strategy)
     }
 }
 
@@ -332,25 +401,45 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
     }
 }
 
-extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Never, Error: Swift.Error {
-    /// See `Signal.flatten(_:)`.
-    @inlinable
-    @_disfavoredOverload
-    public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Error> {
-        lift { $0.flatten(strategy) }
-    }
-}
-
 extension SignalProducer where Value: SignalProducerConvertible, Error == Never {
     /// See `Signal.flatten(_:)`.
     @inlinable
-    @_disfavoredOverload
     public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Value.Error> {
         lift { $0.flatten(strategy) }
     }
 }
 
+extension SignalProducer where Value: SignalProducerConvertible, Error == Never, Value.Error == Never {
+    /// See `Signal.flatten(_:)`.
+    @inlinable
+    public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Value.Error> {
+        lift { $0.flatten(strategy) }
+    }
+}
+
+extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Never {
+    /// See `Signal.flatten(_:)`.
+    @inlinable
+    public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Value, Error> {
+        lift { $0.flatten(strategy) }
+    }
+}
+
+extension SignalProducer where Value: Sequence & SendableMetatype {
+    /// See `Signal.flatten()`.
+    @inlinable
+    public func flatten() -> SignalProducer<Value.Element, Error> {
+        lift { $0.flatten() }
+    }
+}
+
 extension SignalProducer {
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
+    public func flatMap<U>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, Error>) -> SignalProducer<U, Error> {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
     /// See `Signal.flatMap(_:_:)`.
     @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
@@ -362,7 +451,12 @@ extension SignalProducer {
 
     /// See `Signal.flatMap(_:_:)`.
     @inlinable
-    @_disfavoredOverload
+    public func flatMap<U>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, Never>) -> SignalProducer<U, Error> {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner
@@ -375,12 +469,38 @@ extension SignalProducer {
     public func flatMapError<F>(_ transform: @escaping @Sendable (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
         lift { $0.flatMapError(transform) }
     }
+
+    /// See `Signal.flatMapError(_:)`.
+    @inlinable
+    public func flatMapError<Inner: SignalProducerConvertible>(_ transform: @escaping @Sendable (Error) -> Inner) -> SignalProducer<Value, Inner.Error> where Inner.Value == Value {
+        lift { $0.flatMapError(transform) }
+    }
 }
 
 extension SignalProducer where Error == Never {
     /// See `Signal.flatMap(_:_:)`.
     @inlinable
-    @_disfavoredOverload
+    public func flatMap<U>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, Error>) -> SignalProducer<U, Error> {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy,
+        _ transform: @escaping @Sendable (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Error {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
+    public func flatMap<U, F>(_ strategy: FlattenStrategy, _ transform: @escaping @Sendable (Value) -> SignalProducer<U, F>) -> SignalProducer<U, F> {
+        lift { $0.flatMap(strategy, transform) }
+    }
+
+    /// See `Signal.flatMap(_:_:)`.
+    @inlinable
     public func flatMap<Inner: SignalProducerConvertible>(
         _ strategy: FlattenStrategy,
         _ transform: @escaping @Sendable (Value) -> Inner

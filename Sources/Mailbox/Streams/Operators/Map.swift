@@ -36,6 +36,11 @@ extension Signal {
     }
 
     /// Sends `value` for every value this signal sends.
+    ///
+    /// Disfavoured: a trailing closure can fill the `value:` parameter too, and with the
+    /// `Sendable` requirement Swift 6 needs here, `map { a, b in … }` on a stream of tuples
+    /// would otherwise fail to type-check instead of picking `map(_:)`.
+    @_disfavoredOverload
     @inlinable
     public func map<U: Sendable>(value: U) -> Signal<U, Error> {
         map { _ in value }
@@ -82,15 +87,37 @@ extension Signal {
         } }
     }
 
-    /// Sends events unchanged; lets `Event`-level transforms be written once.
+    /// Sends a terminal `event` on to `downstream` (a value is dropped); lets `Event`-level
+    /// transforms be written once. See the static form, which operators' event closures use.
     @inlinable
     func _forward<U>(_ event: Event, to downstream: Signal<U, Error>.Observer) {
+        Signal._forward(event, to: downstream)
+    }
+
+    /// Sends a terminal `event` on to `downstream` (a value is dropped).
+    ///
+    /// Static so that an operator's event closure need not capture `self`, the upstream
+    /// `Signal`. An observer holding the last reference to the signal it observes would
+    /// release it when the signal drops the observer — which a `_SignalCore` does while
+    /// holding its state lock, so the release re-entered that lock (`map {…}.take(first: 1)`
+    /// sent a second value crashed in debug builds and deadlocked in release builds).
+    @inlinable
+    static func _forward<U>(_ event: Event, to downstream: Signal<U, Error>.Observer) {
         switch event {
         case .value: break
         case let .failed(error): downstream.send(error: error)
         case .completed: downstream.sendCompleted()
         case .interrupted: downstream.sendInterrupted()
         }
+    }
+}
+
+extension Signal {
+    /// Sends the non-nil results of `transform`: the old name of `compactMap(_:)`, deprecated
+    /// in ReactiveSwift too.
+    @available(*, deprecated, renamed: "compactMap")
+    public func filterMap<U>(_ transform: @escaping @Sendable (Value) -> U?) -> Signal<U, Error> {
+        compactMap(transform)
     }
 }
 
@@ -102,10 +129,15 @@ extension Signal where Value: OptionalProtocol {
     }
 }
 
-/// Lets operators be constrained to optional values (`skipNil`, `promoteValue`).
-public protocol OptionalProtocol: SendableMetatype {
+/// Lets operators be constrained to optional values (`skipNil`, `promoteValue`, optional
+/// bindings).
+public protocol OptionalProtocol: ExpressibleByNilLiteral, SendableMetatype {
     /// The wrapped type.
     associatedtype Wrapped
+
+    /// Makes the conforming type from an `Optional`.
+    init(reconstructing value: Wrapped?)
+
     /// `self` as an `Optional`.
     var optional: Wrapped? { get }
 }
@@ -114,6 +146,12 @@ extension Optional: OptionalProtocol {
     /// `self`.
     @inlinable
     public var optional: Wrapped? { self }
+
+    /// `value`.
+    @inlinable
+    public init(reconstructing value: Wrapped?) {
+        self = value
+    }
 }
 
 extension SignalProducer {
@@ -129,7 +167,8 @@ extension SignalProducer {
         lift { $0.map(keyPath) }
     }
 
-    /// Sends `value` for every value.
+    /// Sends `value` for every value (disfavoured: see `Signal.map(value:)`).
+    @_disfavoredOverload
     @inlinable
     public func map<U: Sendable>(value: U) -> SignalProducer<U, Error> {
         lift { $0.map(value: value) }
@@ -151,6 +190,15 @@ extension SignalProducer {
     @inlinable
     public func compactMap<U>(_ transform: @escaping @Sendable (Value) -> U?) -> SignalProducer<U, Error> {
         lift { $0.compactMap(transform) }
+    }
+}
+
+extension SignalProducer {
+    /// Sends the non-nil results of `transform`: the old name of `compactMap(_:)`, deprecated
+    /// in ReactiveSwift too.
+    @available(*, deprecated, renamed: "compactMap")
+    public func filterMap<U>(_ transform: @escaping @Sendable (Value) -> U?) -> SignalProducer<U, Error> {
+        compactMap(transform)
     }
 }
 

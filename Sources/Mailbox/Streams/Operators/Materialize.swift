@@ -168,3 +168,54 @@ extension SignalProducer where Value: ResultProtocol, Error == Never {
         lift { $0.dematerializeResults() }
     }
 }
+
+// ReactiveSwift's identity overloads: `promoteError()`/`promoteValue()` with nothing to infer
+// the new type from keep the type as it is (instead of failing to type-check).
+
+extension Signal where Error == Never {
+    /// `self`: promoting a signal that cannot fail to one that cannot fail.
+    @inlinable
+    public func promoteError(_: Error.Type = Error.self) -> Signal<Value, Error> {
+        self
+    }
+}
+
+extension Signal where Value == Never {
+    /// `self`: promoting a signal that sends no values to one that sends no values.
+    @inlinable
+    public func promoteValue(_: Value.Type = Value.self) -> Signal<Value, Error> {
+        self
+    }
+}
+
+extension SignalProducer where Error == Never {
+    /// `self`: promoting a producer that cannot fail to one that cannot fail.
+    @inlinable
+    public func promoteError(_: Error.Type = Error.self) -> SignalProducer<Value, Error> {
+        self
+    }
+}
+
+extension SignalProducer where Value == Never {
+    /// `self`: promoting a producer that sends no values to one that sends no values.
+    @inlinable
+    public func promoteValue(_: Value.Type = Value.self) -> SignalProducer<Value, Error> {
+        self
+    }
+}
+
+extension Result: SignalProducerConvertible {
+    /// A producer whose runs send the success value and complete, or fail with the failure.
+    public var producer: SignalProducer<Success, Failure> {
+        let result = _Carried(self)
+        return SignalProducer { observer, _ in
+            switch result.value {
+            case let .success(value):
+                observer.send(value: value)
+                observer.sendCompleted()
+            case let .failure(error):
+                observer.send(error: error)
+            }
+        }
+    }
+}

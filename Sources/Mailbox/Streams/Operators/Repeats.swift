@@ -6,7 +6,7 @@ extension Signal {
     public func skipRepeats(_ isEquivalent: @escaping @Sendable (Value, Value) -> Bool) -> Signal<Value, Error> {
         let previous = _SerialState<Value?>(nil)
         return _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             if let last = previous.value, isEquivalent(last, value) { return }
             previous.value = value
             downstream.send(value: value)
@@ -20,7 +20,7 @@ extension Signal {
     public func uniqueValues<Identity: Hashable & SendableMetatype>(_ transform: @escaping @Sendable (Value) -> Identity) -> Signal<Value, Error> {
         let seen = _SerialState(Set<Identity>())
         return _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             if seen.value.insert(transform(value)).inserted { downstream.send(value: value) }
         } }
     }

@@ -83,8 +83,9 @@ public typealias EventLogger = @Sendable (
     _ identifier: String, _ event: String, _ fileName: String, _ functionName: String, _ lineNumber: Int
 ) -> Void
 
-/// Prints `[identifier] event fileName:lineNumber`, as ReactiveSwift's default logger does.
-public let defaultEventLog: EventLogger = { identifier, event, fileName, functionName, lineNumber in
+/// Prints `[identifier] event fileName : functionName : lineNumber`, as ReactiveSwift's default
+/// logger does. The default `logger` of `logEvents`.
+public func defaultEventLog(identifier: String, event: String, fileName: String, functionName: String, lineNumber: Int) {
     print("[\(identifier)] \(event) \(fileName) : \(functionName) : \(lineNumber)")
 }
 

@@ -12,7 +12,7 @@ extension Signal {
         if count == 0 { return .empty }
         let taken = _SerialState(0)
         return _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             taken.value += 1
             if taken.value <= count { downstream.send(value: value) }
             if taken.value >= count { downstream.sendCompleted() }
@@ -38,7 +38,7 @@ extension Signal {
                 buffer.value = []
                 downstream.sendCompleted()
             default:
-                self._forward(event, to: downstream)
+                Signal._forward(event, to: downstream)
             }
         } }
     }
@@ -48,7 +48,7 @@ extension Signal {
     @inlinable
     public func take(while shouldContinue: @escaping @Sendable (Value) -> Bool) -> Signal<Value, Error> {
         _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             if shouldContinue(value) {
                 downstream.send(value: value)
             } else {
@@ -62,7 +62,7 @@ extension Signal {
     @inlinable
     public func take(until shouldContinue: @escaping @Sendable (Value) -> Bool) -> Signal<Value, Error> {
         _lift { downstream in { event in
-            guard case let .value(value) = event else { return self._forward(event, to: downstream) }
+            guard case let .value(value) = event else { return Signal._forward(event, to: downstream) }
             downstream.send(value: value)
             if !shouldContinue(value) { downstream.sendCompleted() }
         } }
@@ -198,5 +198,56 @@ extension SignalProducer {
     /// producer.
     public func skip(until trigger: SignalProducer<(), Never>) -> SignalProducer<Value, Error> {
         lift { (signal: Signal<Value, Error>) in { @Sendable (trigger: Signal<(), Never>) in signal.skip(until: trigger) } }(trigger)
+    }
+}
+
+extension Signal {
+    /// Forwards this signal's values, failure and interruption — but not its completion —
+    /// until `replacement` sends its first event; from then on forwards `replacement`'s
+    /// events only (this signal is detached).
+    ///
+    /// ```
+    /// self:        --1--2-----3--|
+    /// replacement: --------a--b-----|
+    /// output:      --1--2--a--b-----|
+    /// ```
+    public func take(untilReplacement replacement: Signal<Value, Error>) -> Signal<Value, Error> {
+        Signal { downstream, lifetime in
+            let ownObservation = self.observe { event in
+                if case .completed = event { return }
+                downstream.send(event)
+            }
+            lifetime += ownObservation
+            lifetime += replacement.observe { event in
+                ownObservation?.dispose()
+                downstream.send(event)
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// See `Signal.take(untilReplacement:)`: `replacement`'s run starts first, then this
+    /// producer's.
+    public func take(untilReplacement replacement: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
+        lift { (signal: Signal<Value, Error>) in { @Sendable (replacement: Signal<Value, Error>) in signal.take(untilReplacement: replacement) } }(replacement)
+    }
+
+    /// See `Signal.take(untilReplacement:)`; `replacement` is a producer, a signal or a
+    /// property.
+    public func take<Replacement: SignalProducerConvertible>(untilReplacement replacement: Replacement) -> SignalProducer<Value, Error> where Replacement.Value == Value, Replacement.Error == Error {
+        take(untilReplacement: replacement.producer)
+    }
+
+    /// Forwards events until `trigger` sends a value or completes; `trigger` is a producer, a
+    /// signal or a property (started before this producer).
+    public func take<Trigger: SignalProducerConvertible>(until trigger: Trigger) -> SignalProducer<Value, Error> where Trigger.Value == (), Trigger.Error == Never {
+        take(until: trigger.producer)
+    }
+
+    /// Drops values until `trigger` sends a value or completes; `trigger` is a producer, a
+    /// signal or a property (started before this producer).
+    public func skip<Trigger: SignalProducerConvertible>(until trigger: Trigger) -> SignalProducer<Value, Error> where Trigger.Value == (), Trigger.Error == Never {
+        skip(until: trigger.producer)
     }
 }

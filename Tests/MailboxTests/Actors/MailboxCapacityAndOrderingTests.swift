@@ -4,7 +4,7 @@ import Testing
 @testable import Mailbox
 
 @Suite("Mailboxes: capacity, overflow, ordering, schedulers")
-struct MailboxTests {
+struct MailboxCapacityAndOrderingTests {
     func deadLetters(_ events: Inbox<ActorSystemEvent>) -> [String] {
         events.values.compactMap { event in
             if case let .deadLetter(letter) = event { return "\(letter.message) \(letter.reason)" }

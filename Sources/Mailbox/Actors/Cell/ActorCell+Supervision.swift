@@ -46,7 +46,7 @@ extension ActorCell {
         do {
             install(try canonicalize(initial, registersRules: true))
         } catch {
-            if acknowledging { acknowledgeStartIfManaged() }
+            if acknowledging { acknowledgeStartIfManaged(setupFailure: error) }
             fail(error, message: nil, inSetup: true)
             return
         }
@@ -59,14 +59,9 @@ extension ActorCell {
         }
     }
 
-    private func isDelegated(_ source: RestartSource) -> Bool {
-        if case .delegated = source { return true }
-        return false
-    }
-
-    func acknowledgeStartIfManaged() {
+    func acknowledgeStartIfManaged(setupFailure: (any Error)? = nil) {
         if let supervision, supervision.isManaged {
-            parent?.sendSystem(.restartStepDone(self))
+            parent?.sendSystem(.restartStepDone(self, setupFailure: setupFailure))
         }
     }
 
@@ -77,6 +72,7 @@ extension ActorCell {
     /// any other actor stops.
     @usableFromInline
     func fail(_ error: any Error, message: (any Sendable)?, inSetup: Bool = false) {
+        context.noteFailure()
         guard case .running = lifecycle else {
             system.log("actor \(address.path) failed while not running: \(error)")
             return
@@ -96,10 +92,10 @@ extension ActorCell {
         if directive == nil || directive == .escalate {
             if let state = supervision, state.isManaged {
                 let logging = strategy?.isLoggingEnabled ?? true
-                if !inSetup, let window = state.delegatedWindow, window.admit(at: dateScheduler.currentDate) {
+                if !inSetup, let window = state.delegatedWindow, let count = window.admit(at: dateScheduler.currentDate) {
                     // A one-for-one supervisor's decision, taken here: no round trip. (A failing
                     // `setup` still goes to the supervisor: a local loop would never yield.)
-                    publishDecision(error, message, .restart, .supervisor, logging: logging)
+                    publishDecision(error, message, .restart, .supervisor, restarts: .init(count, of: window), logging: logging)
                     beginRestart(.delegated, strategy: .restart, delay: nil)
                 } else {
                     suspendForSupervisor(error, message: message, logging: logging)
@@ -113,7 +109,7 @@ extension ActorCell {
                 decider = .guardian
                 directive = guardian.directive(for: error)
                 if directive == .escalate {
-                    publishDecision(error, message, .escalate, decider, logging: guardian.isLoggingEnabled)
+                    publishDecision(error, message, .escalate, decider, restarts: restartsInWindow(.guardian, guardian), logging: guardian.isLoggingEnabled)
                     beginStopping(failure: error)
                     system.log("guardian: \(address.path) escalated \(error); shutting the system down")
                     system.beginShutdown()
@@ -131,49 +127,90 @@ extension ActorCell {
         }
         let logging = strategy?.isLoggingEnabled ?? true
         switch chosen {
-        case .resume:
-            publishDecision(error, message, .resume, decider, logging: logging)
-        case .stop:
-            publishDecision(error, message, .stop, decider, logging: logging)
-            beginStopping(failure: error)
-        case .escalate:
-            publishDecision(error, message, .escalate, decider, logging: logging)
-            beginStopping(failure: error, escalate: true)
+        case .resume, .stop, .escalate:
+            let restarts = source.flatMap { source in strategy.map { restartsInWindow(source, $0) } } ?? RestartCount(0)
+            publishDecision(error, message, chosen, decider, restarts: restarts, logging: logging)
+            if chosen == .stop {
+                beginStopping(failure: error)
+            } else if chosen == .escalate {
+                beginStopping(failure: error, exit: .escalated)
+            }
         case .restart:
             guard let source, let strategy else {
                 beginStopping(failure: error)
                 return
             }
             switch admitRestart(source, strategy) {
-            case let .allowed(delay):
-                publishDecision(error, message, .restart, decider, backoff: delay, logging: logging)
+            case let .allowed(delay, restarts):
+                publishDecision(error, message, .restart, decider, backoff: delay, restarts: restarts, logging: logging)
                 beginRestart(source, strategy: strategy, delay: delay)
-            case let .refused(exceeded):
+            case let .refused(exceeded, restarts):
                 let outcome: SupervisorDirective = exceeded == .escalate && !isTopLevel ? .escalate : .stop
-                publishDecision(error, message, outcome, decider, logging: logging)
+                publishDecision(error, message, outcome, decider, restarts: restarts, logging: logging)
                 system.log("actor \(address.path): restart limit of \(strategy) exceeded")
-                beginStopping(failure: error, escalate: outcome == .escalate)
+                beginStopping(failure: error, exit: outcome == .escalate ? .escalated : .stopped)
             }
+        }
+    }
+
+    /// Restarts counted in a window, for decisions and their log lines: `count`, out of
+    /// `limit` within `window` when the rule has such a limit.
+    struct RestartCount {
+        var count: Int
+        var limit: Int?
+        var window: Duration?
+
+        init(_ count: Int, limit: Int? = nil, window: Duration? = nil) {
+            self.count = count
+            self.limit = limit
+            self.window = window
+        }
+
+        init(_ count: Int, of window: SharedRestartWindow) {
+            self.init(count, limit: window.intensity, window: window.period)
+        }
+
+        /// "2 of 3 in 10.0 seconds", "2 of 10", "2".
+        var text: String {
+            var text = "\(count)"
+            if let limit { text += " of \(limit)" }
+            if let window { text += " in \(window)" }
+            return text
         }
     }
 
     private func publishDecision(
         _ error: any Error, _ message: (any Sendable)?, _ directive: SupervisorDirective,
-        _ decider: SupervisionDecision.Decider, backoff: Duration? = nil, logging: Bool
+        _ decider: SupervisionDecision.Decider, backoff: Duration? = nil, restarts: RestartCount, logging: Bool
     ) {
         if logging {
-            system.log("actor \(address.path) failed: \(error); \(directive)" + (backoff.map { " after \($0)" } ?? ""))
+            // An autoclosure: built only if the system has a log handler.
+            system.log(decisionLine(error, directive, restarts, backoff))
         }
         system.publish(.supervised(SupervisionDecision(
-            actor: address, error: error, message: message, directive: directive, decider: decider, backoff: backoff)))
+            actor: address, error: error, message: message, directive: directive, decider: decider, backoff: backoff,
+            restartCount: restarts.count)))
+    }
+
+    /// "actor /user/w failed: Boom; restart 2 of 3 in 10.0 seconds after 0.1 seconds".
+    private func decisionLine(_ error: any Error, _ directive: SupervisorDirective, _ restarts: RestartCount, _ backoff: Duration?) -> String {
+        var line = "actor \(address.path) failed: \(error); \(directive)"
+        if directive == .restart {
+            line += " \(restarts.text)"
+        } else if restarts.count > 0 {
+            line += " (restarts: \(restarts.text))"
+        }
+        if let backoff { line += " after \(backoff)" }
+        return line
     }
 
     private enum Admission {
-        case allowed(backoff: Duration?)
-        case refused(SupervisorStrategy.LimitExceeded)
+        case allowed(backoff: Duration?, RestartCount)
+        case refused(SupervisorStrategy.LimitExceeded, RestartCount)
     }
 
-    /// Counts a restart against the strategy's limit; the back-off delay if allowed.
+    /// Counts a restart against the strategy's limit; the back-off delay if allowed, and the
+    /// restarts in the window (with this one, if allowed).
     private func admitRestart(_ source: RestartSource, _ strategy: SupervisorStrategy) -> Admission {
         let now = dateScheduler.currentDate
         let system = self.system
@@ -182,20 +219,35 @@ extension ActorCell {
             if let backoff, let last = active.lastRestart, now.timeIntervalSince(last) >= backoff.resetAfter.timeInterval {
                 active.consecutive = 0
             }
+            var windowCount: Int?
             if let limit = strategy.limit {
                 if let window = limit.window {
                     // The sliding window: restarts at t >= now - window count, with this one.
-                    if !active.window.admit(at: now, window: window, limit: limit.maxRestarts) {
-                        return .refused(limit.whenExceeded)
+                    guard let count = active.window.admit(at: now, window: window, limit: limit.maxRestarts) else {
+                        return .refused(limit.whenExceeded, RestartCount(active.window.count, limit: limit.maxRestarts, window: window))
                     }
+                    windowCount = count
                 } else if active.consecutive + 1 > limit.maxRestarts {
-                    return .refused(limit.whenExceeded)
+                    return .refused(limit.whenExceeded, RestartCount(active.consecutive, limit: limit.maxRestarts))
                 }
             }
             let delay = backoff.map { Self.backoffDelay($0, restarts: active.consecutive, random: system.nextRandomUnit()) }
             active.consecutive += 1
-            return .allowed(backoff: delay)
-        } ?? .allowed(backoff: nil)
+            return .allowed(backoff: delay, RestartCount(
+                windowCount ?? active.consecutive, limit: strategy.limit?.maxRestarts, window: strategy.limit?.window))
+        } ?? .allowed(backoff: nil, RestartCount(0))
+    }
+
+    /// The restarts the rule `source` (with `strategy`) holds in its window now, without
+    /// counting one: for decisions that do not restart.
+    private func restartsInWindow(_ source: RestartSource, _ strategy: SupervisorStrategy) -> RestartCount {
+        let now = dateScheduler.currentDate
+        return supervision?.withActiveRule(source) { active -> RestartCount in
+            if let limit = strategy.limit, let window = limit.window {
+                return RestartCount(active.window.count(at: now, window: window), limit: limit.maxRestarts, window: window)
+            }
+            return RestartCount(active.consecutive, limit: strategy.limit?.maxRestarts)
+        } ?? RestartCount(0)
     }
 
     /// `min(maxBackoff, minBackoff·2ⁿ) · (1 + random·randomFactor)`.
@@ -206,43 +258,77 @@ extension ActorCell {
 
     // MARK: Restarting
 
-    /// First half of a restart: pre-restart, timers, stash, children; then wait for the
-    /// children and the back-off, if any, and rebuild.
+    /// A restart decided by this actor's rules (or the guardian strategy, or a one-for-one
+    /// supervisor's shared window): the stop half now, then, once the children told to stop are
+    /// gone and the back-off (if any) has elapsed, the rebuild.
     private func beginRestart(_ source: RestartSource, strategy: SupervisorStrategy, delay: Duration?) {
         let state = supervisionState()
-        var pending = PendingRestart(source: source)
-        lifecycle = .restarting
-        stopHalfOfRestart(&pending, stopsChildren: strategy.stopsChildren)
-        if let delay, let backoff = strategy.backoff {
-            let generation = state.nextBackoffGeneration()
-            pending.waitingForBackoff = true
-            pending.stashCapacity = backoff.stashCapacity
-            pending.backoffGeneration = generation
-            pending.backoffTimer = dateScheduler.schedule(after: delay) { [self] in
+        var backoff: RestartStateMachine.Backoff?
+        if let delay, let plan = strategy.backoff {
+            let generation = state.restart.nextBackoffGeneration()
+            let timer = dateScheduler.schedule(after: delay) { [self] in
                 sendSystem(.backoffElapsed(generation: generation))
             }
+            backoff = .init(generation: generation, timer: timer, stashCapacity: plan.stashCapacity)
         }
-        state.pending = pending
-        tryCompleteRestart()
+        perform(state.restart.restartDecided(
+            source: source, stopsChildren: strategy.stopsChildren, hasChildren: !context.children.isEmpty,
+            backoff: backoff))
     }
 
-    private func stopHalfOfRestart(_ pending: inout PendingRestart, stopsChildren: Bool) {
+    /// Performs what the restart state machine decided.
+    func perform(_ action: RestartStateMachine.Action) {
+        switch action {
+        case .none:
+            return
+        case .suspend:
+            lifecycle = .restarting
+            context.cancelAllTimers()
+            keepStashForNewState()
+        case let .stopHalf(stopsChildren, then):
+            lifecycle = .restarting
+            runStopHalf(stopsChildren: stopsChildren)
+            perform(then)
+        case let .replaceBackoff(timer, then):
+            timer?.dispose()
+            perform(then)
+        case let .proceed(step):
+            perform(step)
+        case let .cancelBackoff(timer):
+            timer.dispose()
+        }
+    }
+
+    private func perform(_ step: RestartStateMachine.Step) {
+        switch step {
+        case .wait:
+            return
+        case .acknowledgeStop:
+            parent?.sendSystem(.restartStepDone(self, setupFailure: nil))
+        case let .complete(source):
+            completeRestart(source)
+        }
+    }
+
+    /// The stop half of a restart: pre-restart, timers, the stash kept for the new state, and
+    /// (when `stopsChildren`) the children told to stop, newest first.
+    private func runStopHalf(stopsChildren: Bool) {
         notifyPreRestart()
         context.cancelAllTimers()
-        let state = supervisionState()
-        if !context.stashed.isEmpty {
-            state.prepend(context.stashed)
-            context.stashed = []
-        }
-        if stopsChildren, !context.children.isEmpty {
+        keepStashForNewState()
+        if stopsChildren {
             for child in context.children.inStartOrder.reversed() {
                 // The new state does not hear of the old state's children.
                 context.watching[ObjectIdentifier(child)] = nil
                 child.sendSystem(.stop)
             }
-            pending.waitingForChildren = true
         }
-        pending.hasStopped = true
+    }
+
+    /// The failed incarnation's stash goes before everything kept meanwhile.
+    private func keepStashForNewState() {
+        guard context.stashSize > 0 else { return }
+        supervisionState().prepend(Array(context.takeStash()))
     }
 
     /// Delivers `preRestart` to the failed state; what its handler returns is ignored (the
@@ -262,18 +348,15 @@ extension ActorCell {
         }
     }
 
-    /// Completes the restart if nothing is awaited any more: rebuilds the state, then hands it
-    /// what arrived meanwhile.
-    func tryCompleteRestart() {
-        guard case .restarting = lifecycle, let state = supervision, let pending = state.pending,
-              !pending.waitingForChildren, !pending.waitingForBackoff, !pending.waitingForParent else { return }
-        state.pending = nil
+    /// Rebuilds the state from what `source` restarts, then hands it what arrived meanwhile.
+    private func completeRestart(_ source: RestartSource) {
+        let state = supervisionState()
         // A `Supervisor` being rebuilt registers its new self.
         state.managing = nil
         lifecycle = .running
         let now = dateScheduler.currentDate
         let initial: Behavior<Message>
-        switch pending.source {
+        switch source {
         case let .rule(index):
             if index + 1 < state.rules.count { state.rules.removeSubrange((index + 1)...) }
             state.rules[index].lastRestart = now
@@ -293,7 +376,7 @@ extension ActorCell {
         // lifecycle event reaches the old state again.
         install(Behavior(.empty))
         // A restart the supervisor ordered is acknowledged; one the child took itself is not.
-        installInitial(initial, acknowledging: !isDelegated(pending.source))
+        installInitial(initial, acknowledging: source != .delegated)
         replayAfterRestart()
     }
 
@@ -316,45 +399,36 @@ extension ActorCell {
     /// mailbox.
     @usableFromInline
     var isBufferingDuringRestart: Bool {
-        supervision?.pending?.stashCapacity != nil
+        supervision?.restart.stashCapacity != nil
     }
 
     /// A user message taken out of the mailbox during a back-off: kept for the new state (up to
     /// the back-off's stash capacity).
     func bufferDuringRestart(_ message: Message) {
         let state = supervisionState()
-        if let capacity = state.pending?.stashCapacity, state.bufferedCount >= capacity {
+        if let capacity = state.restart.stashCapacity, state.bufferedCount >= capacity {
             system.publishDeadLetter(message, to: address, reason: .backoffStashFull)
         } else {
             state.append(message)
         }
     }
 
+    /// The back-off timer of generation `generation` fired (while restarting).
     func backoffElapsed(generation: UInt64) {
-        guard case .restarting = lifecycle, let state = supervision, var pending = state.pending,
-              pending.waitingForBackoff, pending.backoffGeneration == generation else { return }
-        pending.waitingForBackoff = false
-        pending.backoffTimer = nil
-        state.pending = pending
-        tryCompleteRestart()
+        guard case .restarting = lifecycle, let state = supervision else { return }
+        perform(state.restart.backoffElapsed(generation: generation))
     }
 
+    /// A child terminated while restarting.
     func childTerminatedWhileRestarting() {
-        guard let state = supervision, var pending = state.pending, context.children.isEmpty else { return }
-        if pending.waitingForChildren {
-            pending.waitingForChildren = false
-            state.pending = pending
-            if pending.acknowledgesStop {
-                parent?.sendSystem(.restartStepDone(self))
-            }
-        }
-        tryCompleteRestart()
+        guard let state = supervision else { return }
+        perform(state.restart.childTerminated(allChildrenGone: context.children.isEmpty))
     }
 
-    /// Stopping in the middle of a restart: the back-off timer is cancelled.
-    func cancelPendingRestart() {
-        supervision?.pending?.backoffTimer?.dispose()
-        supervision?.pending = nil
+    /// Stopping instead of completing a restart in progress: its back-off timer is cancelled.
+    func abandonRestart() {
+        guard let state = supervision else { return }
+        perform(state.restart.stopped())
     }
 
     /// At termination: what a restart had kept becomes dead letters.
@@ -369,18 +443,15 @@ extension ActorCell {
 
     // MARK: Children
 
-    /// A child terminated while this actor runs: an escalated failure is delivered as
-    /// `childFailed` (unhandled, it fails this actor with the same error); a `Supervisor`
-    /// hears of every termination.
-    func childTerminatedWhileRunning(_ child: AnyTarget, failure: (any Error)?, escalated: Bool) {
+    /// A child terminated while this actor runs: a `Supervisor` hears of every termination
+    /// (an escalated failure is a failed termination to it); any other actor gets an
+    /// escalated failure as `childFailed` (see `childEscalated`).
+    func childTerminatedWhileRunning(_ child: AnyTarget, failure: (any Error)?, exit: ChildExit) {
         do {
-            if escalated, let failure {
-                context.watching[ObjectIdentifier(child)] = nil
-                if try !deliver(.childFailed(AnyActorRef(child), error: failure)) {
-                    throw failure
-                }
-            } else if let managing = managingBehavior {
-                try managing.childTerminated(child, failure: failure)
+            if let managing = managingBehavior {
+                try managing.childTerminated(child, failure: failure, isShutdown: exit == .shutdown)
+            } else if exit == .escalated, let failure {
+                try childEscalated(child, failure: failure)
             }
         } catch {
             fail(error, message: nil)
@@ -389,68 +460,57 @@ extension ActorCell {
 
     // MARK: A Supervisor's child
 
-    /// No rule of this `Supervisor` child decided: suspend (messages are kept) and ask the
-    /// supervisor.
+    /// No rule of this `Supervisor` child decided: suspend (messages wait in the mailbox) and ask
+    /// the supervisor.
     private func suspendForSupervisor(_ error: any Error, message: (any Sendable)?, logging: Bool) {
-        publishDecision(error, message, .escalate, .supervisor, logging: logging)
-        let state = supervisionState()
-        var pending = PendingRestart(source: .parent)
-        pending.waitingForParent = true
-        lifecycle = .restarting
-        context.cancelAllTimers()
-        if !context.stashed.isEmpty {
-            state.prepend(context.stashed)
-            context.stashed = []
-        }
-        state.pending = pending
+        publishDecision(error, message, .escalate, .supervisor, restarts: RestartCount(0), logging: logging)
+        perform(supervisionState().restart.suspendedForSupervisor())
         parent?.sendSystem(.childFailed(self, error: error))
     }
 
     /// The supervisor restarts this actor: stop half (pre-restart, timers, children), then
-    /// acknowledge once the children are gone — or, `thenStart`, go on with the start half
-    /// and acknowledge only that. A stopping or terminated actor does not answer: its
-    /// supervisor hears of its termination instead.
+    /// acknowledge once the children are gone — or, `thenStart`, go on with the start half and
+    /// acknowledge only that. A stopping or terminated actor does not answer: its supervisor
+    /// hears of its termination instead.
     func restartStopFromParent(thenStart: Bool = false) {
-        let state = supervisionState()
-        var pending: PendingRestart
         switch lifecycle {
-        case .running:
-            pending = .init(source: .parent)
-            lifecycle = .restarting
-        case .restarting:
-            pending = state.pending ?? .init(source: .parent)
-            if case .parent = pending.source {} else {
-                // Its own rule was restarting it (say, after a back-off): the supervisor's
-                // restart replaces that one.
-                pending.backoffTimer?.dispose()
-                pending = .init(source: .parent, waitingForChildren: pending.waitingForChildren, hasStopped: pending.hasStopped)
-            }
+        case .running, .restarting:
+            let state = supervisionState()
+            perform(state.restart.stopOrdered(thenStart: thenStart, hasChildren: !context.children.isEmpty))
         case .new, .stopping, .terminated:
             return
-        }
-        pending.waitingForParent = !thenStart
-        pending.acknowledgesStop = !thenStart
-        if !pending.hasStopped {
-            stopHalfOfRestart(&pending, stopsChildren: true)
-        }
-        state.pending = pending
-        if thenStart {
-            tryCompleteRestart()
-        } else if !pending.waitingForChildren {
-            parent?.sendSystem(.restartStepDone(self))
         }
     }
 
     /// The supervisor restarts this actor: start half (rebuild from the spawn behavior).
     func restartStartFromParent() {
-        guard case .restarting = lifecycle, let state = supervision, var pending = state.pending,
-              case .parent = pending.source else { return }
-        pending.waitingForParent = false
-        state.pending = pending
-        tryCompleteRestart()
+        guard case .restarting = lifecycle, let state = supervision else { return }
+        perform(state.restart.startOrdered())
     }
 
     // MARK: A Supervisor's side
+
+    /// A `Supervisor` exceeded its restart intensity. As in OTP, that is not a failure for its
+    /// own supervision to decide (no `supervise` rule and no guardian restart applies): the
+    /// report is published (`failed` with the error, then `stop` by `actor`), the children stop
+    /// newest first, and the actor terminates with a *shutdown* exit, which a parent
+    /// `Supervisor` treats as normal for a transient child and restarts for a permanent one.
+    /// Under the guardian strategy `.escalate`, a top-level supervisor's shutdown also begins
+    /// shutting the system down.
+    func shutDownAfterExceedingIntensity(_ error: SupervisorIntensityError) {
+        guard case .running = lifecycle else { return }
+        system.publish(.failed(address, error: error))
+        let restarts = RestartCount(error.intensity, limit: error.intensity, window: error.period)
+        if isTopLevel, system.configuration.guardianStrategy.directive(for: error) == .escalate {
+            publishDecision(error, nil, .escalate, .guardian, restarts: restarts, logging: true)
+            beginStopping(failure: error, exit: .shutdown)
+            system.log("guardian: \(address.path) shut down after exceeding its intensity; shutting the system down")
+            system.beginShutdown()
+            return
+        }
+        publishDecision(error, nil, .stop, .actor, restarts: restarts, logging: true)
+        beginStopping(failure: error, exit: .shutdown)
+    }
 
     func managedChildFailed(_ child: AnyTarget, error: any Error) {
         guard case .running = lifecycle, context.children.contains(child) else { return }
@@ -465,10 +525,10 @@ extension ActorCell {
         }
     }
 
-    func managedChildStepDone(_ child: AnyTarget) {
+    func managedChildStepDone(_ child: AnyTarget, setupFailure: (any Error)?) {
         guard case .running = lifecycle, let managing = managingBehavior else { return }
         do {
-            try managing.childStepDone(child)
+            try managing.childStepDone(child, setupFailure: setupFailure)
         } catch {
             fail(error, message: nil)
         }

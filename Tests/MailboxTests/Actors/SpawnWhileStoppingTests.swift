@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import Mailbox
 
-@Suite("Actor core regressions found in review")
-struct ReviewRegressionTests {
+@Suite("Spawning while the parent or the system stops")
+struct SpawnWhileStoppingTests {
     @Test func spawningInPostStop_throwsParentNotRunning_andLeavesNoOrphan() throws {
         let (system, scheduler) = makeTestSystem()
         let outcome = Inbox<String>()

@@ -38,10 +38,9 @@ final class SupervisionState<Message: Sendable> {
     /// A one-for-one `Supervisor`'s window: the child restarts itself while it admits.
     let delegatedWindow: SharedRestartWindow?
 
+    /// The restart in progress, if any.
     @exclusivity(unchecked)
-    var pending: PendingRestart?
-    @exclusivity(unchecked)
-    private var backoffGenerations: UInt64 = 0
+    var restart = RestartStateMachine()
     /// Messages taken out of the mailbox while restarting, and the stash of the failed
     /// incarnation: handled first, in order, once the restart completes.
     @exclusivity(unchecked)
@@ -54,9 +53,14 @@ final class SupervisionState<Message: Sendable> {
     /// Set while the kept messages are handed to the new state (see `replayAfterRestart`).
     @exclusivity(unchecked)
     var isReplaying = false
-    /// The actor is stopping to escalate its failure: its parent hears of it as `childFailed`.
+    /// How the actor is stopping, as its parent will hear of it: `escalated` (its parent
+    /// hears of the failure as `childFailed`) or `shutdown` (a `Supervisor` past its intensity).
     @exclusivity(unchecked)
-    var isEscalating = false
+    var exit = ChildExit.stopped
+    /// The failure the actor terminated with, kept to answer a watch that arrives after the
+    /// termination (so that a parent's late watch still reports `childFailed`).
+    @exclusivity(unchecked)
+    var terminalFailure: (any Error)?
     /// The actor's behavior when it is a `Supervisor` (registered by it; cleared when the
     /// actor terminates or restarts): saves matching the behavior on every child event.
     @exclusivity(unchecked)
@@ -68,11 +72,6 @@ final class SupervisionState<Message: Sendable> {
     }
 
     var bufferedCount: Int { buffer.count - bufferHead }
-
-    func nextBackoffGeneration() -> UInt64 {
-        backoffGenerations += 1
-        return backoffGenerations
-    }
 
     /// Puts `messages` before everything buffered (a failed incarnation's stash).
     func prepend(_ messages: [Message]) {
@@ -121,80 +120,3 @@ final class SupervisionState<Message: Sendable> {
         }
     }
 }
-
-/// A `Supervisor`'s intensity window, shared with its one-for-one children so that they restart
-/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its lock (a
-/// `pthread_mutex_t`, which ThreadSanitizer understands).
-@usableFromInline
-final class SharedRestartWindow: Sendable {
-    let intensity: Int
-    let period: Duration
-    private let window = LockedValueBox(RestartWindow())
-
-    init(intensity: Int, period: Duration) {
-        self.intensity = intensity
-        self.period = period
-    }
-
-    /// Counts a restart at `now` if the window allows it.
-    func admit(at now: Date) -> Bool {
-        window.withLockedValue { $0.admit(at: now, window: period, limit: intensity) }
-    }
-}
-
-/// The restarts inside a sliding window, oldest first (times never decrease, so expired ones
-/// leave from the front in amortised O(1)).
-struct RestartWindow {
-    private var times: [Date] = []
-    private var head = 0
-
-    var count: Int { times.count - head }
-
-    /// Counts a restart at `now` if, with the restarts at `t >= now - window`, it makes at most
-    /// `limit`; returns whether it was counted.
-    mutating func admit(at now: Date, window: Duration, limit: Int) -> Bool {
-        let threshold = now.addingTimeInterval(-window.timeInterval)
-        while head < times.count, times[head] < threshold { head += 1 }
-        if head > 32, head * 2 > times.count {
-            times.removeFirst(head)
-            head = 0
-        }
-        guard count + 1 <= limit else { return false }
-        times.append(now)
-        return true
-    }
-}
-
-// Not nested in the generic state: non-generic types need no metadata look-ups at run time.
-
-/// Where a restart comes from, and therefore what it rebuilds.
-enum RestartSource {
-    /// The actor's rule at this index rebuilds its own behavior.
-    case rule(Int)
-    /// The guardian strategy rebuilds the spawn behavior.
-    case guardian
-    /// The managing `Supervisor` rebuilds the spawn behavior.
-    case parent
-    /// A one-for-one `Supervisor`'s child rebuilds its spawn behavior itself, the restart
-    /// counted in the supervisor's shared window.
-    case delegated
-}
-
-struct PendingRestart {
-    let source: RestartSource
-    /// Children were told to stop; the restart completes when they have terminated.
-    var waitingForChildren = false
-    /// The back-off timer has not fired yet.
-    var waitingForBackoff = false
-    /// A `Supervisor`'s child waits for `restartStart`.
-    var waitingForParent = false
-    /// A `Supervisor`'s child answers `restartStepDone` once its children are gone.
-    var acknowledgesStop = false
-    /// Whether the stop half of the restart (pre-restart, timers, children) has run.
-    var hasStopped = false
-    /// Messages arriving now are stashed up to this bound (back-off), else dead letters.
-    var stashCapacity: Int?
-    var backoffGeneration: UInt64 = 0
-    var backoffTimer: (any Disposable)?
-}
-

@@ -1,0 +1,82 @@
+import Synchronization
+
+/// Stopping and termination. Runs inside the mailbox run.
+extension ActorCell {
+    // MARK: Stopping
+
+    /// Starts stopping: cancel timers, stop children (newest first); terminate once they have
+    /// all terminated. The parent hears of the termination as `exit` (with `.escalated`, of
+    /// `failure` as `childFailed`).
+    func beginStopping(failure: (any Error)?, exit: ChildExit = .stopped) {
+        assertInMailboxRun()
+        switch lifecycle {
+        case .new, .running:
+            break
+        case .restarting:
+            abandonRestart()
+        case .stopping, .terminated:
+            return
+        }
+        if exit != .stopped { supervisionState().exit = exit }
+        lifecycle = .stopping(failure: failure)
+        context.cancelAllTimers()
+        if context.children.isEmpty {
+            finishTermination()
+        } else if managingBehavior != nil, let youngest = context.children.youngest {
+            // A `Supervisor` stops its children one at a time, newest first, as OTP does.
+            youngest.sendSystem(.stop)
+        } else {
+            // Newest first, as an OTP supervisor stops its children: deterministic on a
+            // TestScheduler, and dependants stop before what they depend on.
+            for child in context.children.inStartOrder.reversed() {
+                child.sendSystem(.stop)
+            }
+        }
+    }
+
+    func finishTermination() {
+        guard case let .stopping(failure) = lifecycle else { return }
+        let exit = supervision?.exit ?? .stopped
+        let escalate = exit == .escalated
+        if !runIsRetained {
+            // From the first message this sends on (post-stop handlers, `terminated` to a
+            // watching parent, `childTerminated`), the parent may drop the last reference while
+            // this run still has work to do: keep the cell alive until the run returns (the
+            // pool worker gives this retain back; see `scheduleRun`).
+            _ = Unmanaged.passUnretained(self).retain()
+            runIsRetained = true
+        }
+        do {
+            try deliver(.postStop)
+        } catch {
+            system.log("actor \(address.path) threw in post-stop: \(error)")
+        }
+        if let failure {
+            supervisionState().terminalFailure = failure
+        }
+        postStopAction?()
+        postStopAction = nil
+        lifecycle = .terminated
+        flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
+        if let roomWaiters {
+            let system = self.system, address = self.address
+            roomWaiters.recipientTerminated { message in
+                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            }
+        }
+
+        let parent = self.parent
+        for watcher in context.watchers.values where !(escalate && watcher === parent) {
+            watcher.sendSystem(.terminated(self, failure: failure))
+        }
+        deadLetterRestartBuffer()
+        for watched in context.watching.values {
+            watched.target.sendSystem(.unwatch(self))
+        }
+        context.releaseAfterTermination()
+        install(.stopped)
+        system.publish(.stopped(address))
+        self.parent = nil
+        parent?.sendSystem(.childTerminated(self, failure: failure, exit: exit))
+    }
+}

@@ -1,0 +1,229 @@
+import Synchronization
+
+/// An actor: its mailbox, its activation word and its run loop.
+///
+/// ## Activation
+/// `pending` counts messages (user and system) enqueued and not yet handled. A sender enqueues
+/// first, then increments `pending`; the sender that moves it from 0 to 1 schedules one
+/// *mailbox run*. A run handles system messages first, then up to *run length* user messages,
+/// then subtracts what it handled: if anything remains it schedules the next run, otherwise the
+/// actor is idle. There is never more than one run scheduled or running, so the state below
+/// "consumer only" needs no lock: each run hands it to the next through the acquire/release
+/// read-modify-writes on `pending` and the scheduler's own queue.
+///
+/// A sender that enqueues after the actor terminated (racing its final drain) still counts in
+/// `pending`, so a run is scheduled and turns the message into a dead letter: nothing accepted
+/// is silently lost.
+@usableFromInline
+// Shared state is atomic or immutable; the rest is touched only inside the single mailbox run.
+final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Sendable {
+    // MARK: Shared with senders (atomics and immutable values)
+
+    /// Enqueued and not yet handled messages, user and system; the activation word.
+    @usableFromInline
+    let pending = Atomic<Int>(0)
+    /// User messages: the producers' half of the mailbox queue (the consumer's half is
+    /// `mailboxHead`, at the end of the object, so that senders and the run do not share cache
+    /// lines).
+    /// Timer messages travel here too, in mailbox order; their `TimerMarks` recognise them.
+    @usableFromInline
+    let mailboxTail = MPSCQueueTail<Message>()
+    /// System messages, newest first: a lock-free stack drained (and reversed) by the run.
+    @usableFromInline
+    let systemMessages = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// User messages queued; maintained only for bounded mailboxes.
+    @usableFromInline
+    let userCount = Atomic<Int>(0)
+
+    /// `Int.max` when unbounded.
+    @usableFromInline
+    let capacity: Int
+    /// Senders suspended in `send(_:)` waiting for room (`backpressure` only).
+    @usableFromInline
+    let roomWaiters: RoomWaiters?
+    /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
+    /// Unowned: `scheduler` holds the same pool (loading a strong reference would retain and
+    /// release it on every activation).
+    unowned(unsafe) let pool: PoolScheduler?
+    /// The scheduler the actor runs on (the pool, if `pool` is set).
+    let scheduler: any Scheduler
+    /// The mailbox run, specialised for `Message` where the actor was spawned (see
+    /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
+    /// unspecialised generic code that looks up type metadata on every message.
+    let runLoop: (ActorCell<Message>) -> Bool
+
+    /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
+    /// it tells time, otherwise the system's timer scheduler.
+    var dateScheduler: any DateScheduler {
+        // The pool tells time: no protocol-conformance look-up for the common case.
+        if let pool { return pool }
+        return (scheduler as? any DateScheduler) ?? system.timerScheduler
+    }
+
+
+    // MARK: Consumer only (touched only inside a mailbox run)
+    //
+    // Exclusivity is not checked at run time for these: one mailbox run at a time is the
+    // invariant that makes every access exclusive (and checking costs ~10% of a message).
+
+    /// The current behavior. Assign through `install(_:)`, which keeps `receiveHandler` in step.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var behavior: Behavior<Message>
+
+    // MARK: Small immutable fields (shared), in the behavior's tail padding
+    //
+    // Declared here, after the 33-byte behavior, they fill the bytes it leaves before the next
+    // word instead of padding to words of their own (16 bytes less per actor).
+
+    /// Flags shared with senders, in one byte: `terminatedFlag` (set once, when the actor has
+    /// terminated; senders then dead-letter directly), `parkedFlag` (see `park()`) and
+    /// `timerMessageFlag`.
+    @usableFromInline
+    let flags = Atomic<UInt8>(0)
+    @inlinable
+    static var terminatedFlag: UInt8 { 1 }
+    @inlinable
+    static var parkedFlag: UInt8 { 2 }
+    /// Set (under the actor's `TimerMarks` lock) when a timer message is enqueued; cleared by
+    /// the run once no timer message is left to recognise (see `TimerMarks`).
+    @inlinable
+    static var timerMessageFlag: UInt8 { 4 }
+    /// Set inside the mailbox run when the handler misused its context (see
+    /// `ActorContext.recordUsageError`): the handler fails once it returns.
+    @inlinable
+    static var usageErrorFlag: UInt8 { 8 }
+
+    /// Whether the actor has terminated.
+    @inlinable
+    final func isTerminated() -> Bool {
+        flags.load(ordering: .acquiring) & Self.terminatedFlag != 0
+    }
+    @usableFromInline
+    let overflow: OverflowPolicy
+    /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
+    /// whoever schedules a run to that run, like the rest of the consumer's state (see
+    /// `scheduleRun`).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var runIsRetained = false
+    /// User messages per mailbox run.
+    @usableFromInline
+    let runLength: Int32
+
+    // MARK: Consumer only, continued
+
+    /// The current behavior's message handler when it is a `receive` behavior: read on every
+    /// message without copying the behavior enum.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var receiveHandler: ((ActorContext<Message>, Message) throws -> Behavior<Message>)?
+    /// The same, for a `receiveMessage` behavior (at most one of the two is set).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var messageHandler: ((Message) throws -> Behavior<Message>)?
+    @usableFromInline
+    @exclusivity(unchecked)
+    var lifecycle: Lifecycle = .new
+    /// Created in `init`, before the cell is published (implicitly unwrapped only because it
+    /// needs `self`).
+    @usableFromInline
+    @exclusivity(unchecked)
+    var context: ActorContext<Message>!
+    /// The parent, told `childTerminated` when this actor terminates. Cleared then.
+    var parent: AnyTarget?
+    /// Run after post-stop, set by `Behavior.stopped(postStop:)`.
+    var postStopAction: (() -> Void)?
+    /// Rules, restart counts and a restart in progress; `nil` for an unsupervised actor.
+    var supervision: SupervisionState<Message>?
+    /// The consumer's half of the mailbox queue (see `mailboxTail`). Last, as far as the object
+    /// allows from the producers' half near its start: in fan-in, senders keep writing that
+    /// half while the run reads this one.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var mailboxHead = MPSCQueueHead<Message>()
+
+    @usableFromInline
+    enum Lifecycle {
+        case new
+        case running
+        /// Between a failure and the rebuilt state (see `RestartStateMachine`, in `SupervisionState.restart`): user
+        /// messages wait in the mailbox (the run parks), or during a back-off are stashed for
+        /// the new state.
+        case restarting
+        /// The parent hears of `failure` as `childFailed` if `supervision.exit` is `escalated`.
+        case stopping(failure: (any Error)?)
+        case terminated
+    }
+
+    init(
+        system: ActorSystem,
+        address: ActorAddress,
+        parent: AnyTarget,
+        behavior: sending Behavior<Message>,
+        props: Props,
+        runLoop: @escaping (ActorCell<Message>) -> Bool
+    ) {
+        self.runLoop = runLoop
+        switch props.mailbox {
+        case .unbounded:
+            capacity = .max
+            overflow = .dropNewest
+        case let .bounded(capacity, overflow):
+            // `checkSpawnable` refused anything else before the cell was made.
+            precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
+            self.capacity = capacity
+            self.overflow = overflow
+        }
+        roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
+        let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
+        self.scheduler = scheduler
+        pool = scheduler as? PoolScheduler
+        runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
+        self.behavior = behavior
+        self.parent = parent
+        super.init(address: address, system: system, isActorCell: true, parent: parent)
+        // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
+        context = ActorContext(cell: self, stashCapacity: props.stashCapacity)
+    }
+
+    deinit {
+        mailboxHead.releaseAll(mailboxTail)
+        var node = systemMessages.load(ordering: .acquiring)
+        while let current = node {
+            let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()
+            node = box.next
+        }
+    }
+
+    // MARK: Overrides of the target (declarations in extensions cannot override)
+
+    @usableFromInline
+    override func tell(_ message: Message) -> TellResult {
+        tellCell(message)
+    }
+
+    override func send(_ message: Message) async throws {
+        try await sendWaitingForRoom(message)
+    }
+
+    override func sendSystem(_ message: SystemMessage) {
+        pushSystemMessage(message)
+    }
+
+    override var askScheduler: any DateScheduler { dateScheduler }
+
+    /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one
+    /// at a time per actor (see the type's documentation).
+    override func run() {
+        _ = runLoop(self)
+    }
+
+    /// One mailbox run from a pool worker; returns whether the worker must give back a retain.
+    override func runFromPool() -> Bool {
+        runLoop(self)
+    }
+
+    /// Whether a queued run of this cell holds a retain (read only while the run is queued).
+    override var isRetainedByQueue: Bool { runIsRetained }
+}

@@ -1,0 +1,28 @@
+/// A target that accepts messages of one type.
+@usableFromInline
+// Adds only an immutable reference to `AnyTarget`.
+class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
+    /// The system the target belongs to.
+    let system: ActorSystem
+
+    init(address: ActorAddress, system: ActorSystem, isActorCell: Bool = false, parent: AnyTarget? = nil) {
+        self.system = system
+        super.init(address: address, isActorCell: isActorCell, parent: parent)
+    }
+
+    /// The scheduler whose clock times asks to this target.
+    var askScheduler: any DateScheduler { system.timerScheduler }
+
+    @usableFromInline
+    func tell(_ message: Message) -> TellResult {
+        system.publishDeadLetter(message, to: address, reason: .noRecipient)
+        return .dropped(.noRecipient)
+    }
+
+    func send(_ message: Message) async throws {
+        let result = tell(message)
+        if case let .dropped(reason) = result {
+            throw SendError(recipient: address, reason: reason)
+        }
+    }
+}

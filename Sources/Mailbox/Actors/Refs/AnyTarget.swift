@@ -1,0 +1,45 @@
+/// What a ref can point at: an actor cell, a message adapter, an ask's reply promise, or
+/// nothing (dead letters). The root of the hierarchy is a `PoolJob` so that an actor cell can be
+/// queued on the default pool without a separate job object.
+@usableFromInline
+// Immutable after init except the sibling links, which only the parent's `ChildRegistry` touches
+// (under the guardian's lock, or inside the parent's mailbox run); subclasses document their own.
+class AnyTarget: PoolJob, @unchecked Sendable {
+    @usableFromInline
+    let address: ActorAddress
+
+    // MARK: Sibling links: owned by the parent's `ChildRegistry`
+
+    /// The parent (its identity only), fixed at creation; nil for targets that are no child.
+    let parentIdentity: ObjectIdentifier?
+    /// The next younger sibling in the parent's registry (which owns the chain). Parent's
+    /// registry only.
+    var youngerSibling: AnyTarget?
+    /// The next older sibling in the parent's registry. Parent's registry only.
+    unowned(unsafe) var olderSibling: AnyTarget?
+    /// Whether the parent's registry lists this target. Parent's registry only.
+    var isListedChild = false
+
+    /// Whether this is an `ActorCell<Message>` of the ref's message type (a fast-path test
+    /// cheaper than a dynamic cast).
+    @usableFromInline
+    let isActorCell: Bool
+
+    init(address: ActorAddress, isActorCell: Bool = false, parent: AnyTarget? = nil) {
+        self.address = address
+        self.isActorCell = isActorCell
+        self.parentIdentity = parent.map(ObjectIdentifier.init)
+    }
+
+    /// The target whose termination a watch of this target reports: itself, or an adapter's
+    /// owner.
+    var watchedTarget: AnyTarget { self }
+
+    /// Delivers a system message. The default treats the target as terminated: a watch is
+    /// answered with `terminated` at once, everything else is dropped.
+    func sendSystem(_ message: SystemMessage) {
+        if case let .watch(watcher) = message {
+            watcher.sendSystem(.terminated(self, failure: nil))
+        }
+    }
+}
