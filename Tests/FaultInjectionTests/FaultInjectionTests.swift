@@ -85,11 +85,13 @@ struct SupervisedActorFaultTests {
             let processed = Recorder<Int>()
             let setups = Recorder<Date>()
             let decisions = Recorder<(decision: SupervisionDecision, at: Date)>()
-            let deadLetters = Recorder<DeadLetter>()
+            // Dead letters and drops (a full back-off stash): messages accepted but not handled.
+            let deadLetters = Recorder<(recipient: ActorAddress, message: any Sendable)>()
             simulation.system.events.observeValues { event in
                 switch event {
                 case let .supervised(decision): decisions.record((decision, scheduler.currentDate))
-                case let .deadLetter(letter): deadLetters.record(letter)
+                case let .deadLetter(letter): deadLetters.record((letter.recipient, letter.message))
+                case let .dropped(drop): deadLetters.record((drop.recipient, drop.message))
                 default: break
                 }
             }
@@ -127,7 +129,7 @@ struct SupervisedActorFaultTests {
             // Order, and nothing handled twice.
             let done = processed.values
             try require(zip(done, done.dropFirst()).allSatisfy { $0 < $1 }, "\(context): handled out of order or twice: \(done)")
-            // Every message is handled, dropped as the failing one, or a counted dead letter.
+            // Every message is handled, dropped as the failing one, or a counted dead letter or drop.
             let failed = decisions.values.compactMap { $0.decision.message as? Work }.compactMap { work -> Int? in
                 if case let .value(value) = work { return value }
                 return nil

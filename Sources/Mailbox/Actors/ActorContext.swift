@@ -386,7 +386,7 @@ public final class ActorContext<Message: Sendable> {
         watching = [:]
         // Nothing accepted is lost silently: what was still stashed becomes dead letters.
         for message in takeStash() {
-            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            system.publishUndelivered(message, to: address, reason: .recipientTerminated)
         }
     }
 }

@@ -205,8 +205,8 @@ public final class ActorSystem: Sendable {
         eventBus.observe(observer)
     }
 
-    /// Calls `observer` with every dead letter (including messages dropped by a full mailbox)
-    /// from now on, on the thread that publishes it.
+    /// Calls `observer` with every dead letter from now on (not drops: see `drops`), on the
+    /// thread that publishes it.
     @available(*, deprecated, message: "use `deadLetters.observeValues { … }`: one way to observe dead letters")
     @discardableResult
     public func observeDeadLetters(_ observer: @escaping @Sendable (DeadLetter) -> Void) -> any Disposable {
@@ -215,7 +215,8 @@ public final class ActorSystem: Sendable {
         }
     }
 
-    /// The system's events (spawned, stopped, failed, dead letter, unhandled) as a hot signal:
+    /// The system's events (spawned, stopped, failed, supervised, dead letter, dropped,
+    /// unhandled) as a hot signal:
     /// each observer receives the events published after it started observing, on the
     /// publishing thread. The signal completes when the system has shut down.
     ///
@@ -226,7 +227,8 @@ public final class ActorSystem: Sendable {
         }
     }
 
-    /// Dead letters (including messages dropped by full mailboxes) as a hot signal; see `events`.
+    /// Dead letters (messages nobody could receive; not drops, see `drops`) as a hot signal;
+    /// see `events`.
     public var deadLetters: Signal<DeadLetter, Never> {
         events.compactMap { event in
             if case let .deadLetter(letter) = event { return letter }
@@ -234,22 +236,37 @@ public final class ActorSystem: Sendable {
         }
     }
 
-    /// Messages that became dead letters so far, including drops.
+    /// Messages dropped for lack of room (full bounded mailboxes, full back-off stashes) as a
+    /// hot signal; see `events`. Akka's `Dropped` on the event stream.
+    public var drops: Signal<Dropped, Never> {
+        events.compactMap { event in
+            if case let .dropped(drop) = event { return drop }
+            return nil
+        }
+    }
+
+    /// Messages that became dead letters so far (drops are counted in `droppedCount` instead:
+    /// no message is counted twice).
     public var deadLetterCount: Int { deadLetterCounter.load(ordering: .relaxed) }
 
-    /// Messages dropped by full bounded mailboxes so far (also counted as dead letters).
+    /// Messages dropped so far by full bounded mailboxes and full back-off stashes (not
+    /// counted as dead letters).
     public var droppedCount: Int { droppedCounter.load(ordering: .relaxed) }
 
     func publish(_ event: ActorSystemEvent) {
         eventBus.publish(event)
     }
 
-    func publishDeadLetter(_ message: any Sendable, to recipient: ActorAddress, reason: DeadLetter.Reason) {
-        deadLetterCounter.wrappingAdd(1, ordering: .relaxed)
-        if case .mailboxFull = reason {
+    /// Publishes a message that was not delivered: as a `Dropped` if `reason` is a drop, else
+    /// as a `DeadLetter`; each counted once.
+    func publishUndelivered(_ message: any Sendable, to recipient: ActorAddress, reason: DeadLetter.Reason) {
+        if reason.isDrop {
             droppedCounter.wrappingAdd(1, ordering: .relaxed)
+            eventBus.publish(.dropped(Dropped(recipient: recipient, message: message, reason: reason)))
+        } else {
+            deadLetterCounter.wrappingAdd(1, ordering: .relaxed)
+            eventBus.publish(.deadLetter(DeadLetter(recipient: recipient, message: message, reason: reason)))
         }
-        eventBus.publish(.deadLetter(DeadLetter(recipient: recipient, message: message, reason: reason)))
     }
 
     /// Writes `line` to the log handler; the line is not even built when there is none.

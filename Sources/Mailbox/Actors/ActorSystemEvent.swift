@@ -8,9 +8,11 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
     case failed(ActorAddress, error: any Error)
     /// Supervision decided what to do with a failed actor (see `SupervisionDecision`).
     case supervised(SupervisionDecision)
-    /// A message was not delivered: the recipient had terminated, its mailbox was full (a
-    /// *drop*), or a reply came too late.
+    /// A message was not delivered for lack of a recipient: the recipient had terminated, there
+    /// was none, or a reply came too late.
     case deadLetter(DeadLetter)
+    /// A message was dropped for lack of room: a full bounded mailbox or back-off stash.
+    case dropped(Dropped)
     /// A behavior returned `.unhandled` for a message.
     case unhandled(ActorAddress, message: any Sendable)
 
@@ -21,6 +23,7 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
         case let .failed(address, error): return "failed \(address.path): \(error)"
         case let .supervised(decision): return decision.description
         case let .deadLetter(letter): return letter.description
+        case let .dropped(drop): return drop.description
         case let .unhandled(address, message): return "unhandled by \(address.path): \(message)"
         }
     }

@@ -1,17 +1,33 @@
-/// A message that was not delivered, and why.
+/// A message that was not delivered because nobody could receive it, and why.
+///
+/// Published as `ActorSystemEvent.deadLetter` (observe it with `ActorSystem.deadLetters`) and
+/// counted in `ActorSystem.deadLetterCount`. A message dropped for lack of room is not a dead
+/// letter but a `Dropped` (Akka draws the same line).
 public struct DeadLetter: Sendable, CustomStringConvertible {
-    /// Why a message became a dead letter.
+    /// Why a message was not delivered: the reason of a dead letter, of a `Dropped` message,
+    /// and of a refused `tell` (`TellResult.dropped`).
     public enum Reason: Sendable, Equatable, CustomStringConvertible {
         /// The recipient had terminated (or terminated with the message still queued).
         case recipientTerminated
         /// The recipient's bounded mailbox was full; the policy says which message was dropped.
+        /// A drop: published as `Dropped`, not as a dead letter.
         case mailboxFull(OverflowPolicy)
         /// A reply arrived after its ask had completed (timed out or cancelled).
         case lateReply
         /// The message was sent to `ActorSystem.deadLetters` or a ref with no actor behind it.
         case noRecipient
-        /// The recipient was waiting out a restart back-off and its stash was full.
+        /// The recipient was waiting out a restart back-off and its stash was full. A drop:
+        /// published as `Dropped`, not as a dead letter.
         case backoffStashFull
+
+        /// Whether the message was dropped for lack of room (`mailboxFull`, `backoffStashFull`)
+        /// rather than for lack of a recipient.
+        public var isDrop: Bool {
+            switch self {
+            case .mailboxFull, .backoffStashFull: return true
+            case .recipientTerminated, .lateReply, .noRecipient: return false
+            }
+        }
 
         public var description: String {
             switch self {

@@ -294,7 +294,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
         steps = []
         queued = []
         for message in waitingMessages {
-            context.system.publishDeadLetter(message, to: context.address, reason: .recipientTerminated)
+            context.system.publishUndelivered(message, to: context.address, reason: .recipientTerminated)
         }
         waitingMessages = []
         context.shutDownAfterExceedingIntensity(

@@ -99,7 +99,7 @@ public struct SupervisorStrategy: Sendable, CustomStringConvertible {
     /// The count of consecutive restarts resets once the actor has run for `resetAfter`
     /// (default: the mean of the two bounds) without failing. During the wait, children are
     /// stopped and arriving messages are stashed, up to `stashCapacity` (default 1,000);
-    /// beyond that they become dead letters (`DeadLetter.Reason.backoffStashFull`). After the
+    /// beyond that they are dropped (`Dropped`, reason `.backoffStashFull`). After the
     /// restart the stashed messages are handled first, in order.
     ///
     /// The random factor comes from the system's `randomSeed` when one is configured, so a

@@ -157,6 +157,7 @@ struct BehaviorTests {
             case let .supervised(decision): return "\(decision.directive) by \(decision.decider)"
             case .stopped: return "stopped"
             case let .deadLetter(letter): return "dead:\(letter.message)"
+            case let .dropped(drop): return "dropped:\(drop.message)"
             case .unhandled: return "unhandled"
             }
         }

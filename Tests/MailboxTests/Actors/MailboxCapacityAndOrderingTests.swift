@@ -5,6 +5,15 @@ import Testing
 
 @Suite("Mailboxes: capacity, overflow, ordering, schedulers")
 struct MailboxCapacityAndOrderingTests {
+    /// The drops published, as "message reason"; a drop published as a dead letter would be
+    /// missing here (and counted twice).
+    func drops(_ events: Inbox<ActorSystemEvent>) -> [String] {
+        events.values.compactMap { event in
+            if case let .dropped(drop) = event { return "\(drop.message) \(drop.reason)" }
+            return nil
+        }
+    }
+
     func deadLetters(_ events: Inbox<ActorSystemEvent>) -> [String] {
         events.values.compactMap { event in
             if case let .deadLetter(letter) = event { return "\(letter.message) \(letter.reason)" }
@@ -23,8 +32,10 @@ struct MailboxCapacityAndOrderingTests {
         #expect(ref.tell(3) == .dropped(.mailboxFull(.dropNewest)))
         scheduler.runDue()
         #expect(seen.values == [1, 2])
-        #expect(deadLetters(events) == ["3 mailbox full (dropNewest)"])
+        #expect(drops(events) == ["3 mailbox full (dropNewest)"])
+        #expect(deadLetters(events).isEmpty, "a drop is not also a dead letter")
         #expect(system.droppedCount == 1)
+        #expect(system.deadLetterCount == 0)
         #expect(ref.tell(4) == .enqueued, "room is freed as messages are handled")
     }
 
@@ -34,7 +45,8 @@ struct MailboxCapacityAndOrderingTests {
         scheduler.runDue()
         #expect(ref.tell(1).isEnqueued)
         #expect(!ref.tell(2).isEnqueued)
-        #expect(system.deadLetterCount == 1)
+        #expect(system.droppedCount == 1)
+        #expect(system.deadLetterCount == 0)
     }
 
     @Test func boundedDropOldest_dropsTheOldestQueuedMessage() throws {
@@ -46,8 +58,33 @@ struct MailboxCapacityAndOrderingTests {
         for value in 1...5 { #expect(ref.tell(value) == .enqueued) }
         scheduler.runDue()
         #expect(seen.values == [3, 4, 5])
-        #expect(deadLetters(events) == ["1 mailbox full (dropOldest)", "2 mailbox full (dropOldest)"])
+        #expect(drops(events) == ["1 mailbox full (dropOldest)", "2 mailbox full (dropOldest)"])
+        #expect(deadLetters(events).isEmpty)
         #expect(system.droppedCount == 2)
+    }
+
+    @Test func dropsAndDeadLetters_areSeparateStreams_andEveryMessageIsCountedOnce() throws {
+        let (system, scheduler) = makeTestSystem()
+        let dropped = Inbox<String>()
+        let dead = Inbox<String>()
+        system.drops.observeValues { dropped.record("\($0.recipient.name) \($0.message)") }
+        system.deadLetters.observeValues { dead.record("\($0.recipient.name) \($0.message)") }
+        let seen = Inbox<Int>()
+        let small = try system.spawn(Behavior<Int>.receiveMessage { value in
+            seen.record(value)
+            return .stopped
+        }, name: "small", props: Props(mailbox: .bounded(capacity: 1, overflow: .dropNewest)))
+        scheduler.runDue()
+        small.tell(1)   // handled, and the actor stops
+        small.tell(2)   // dropped: the mailbox holds 1
+        scheduler.runDue()
+        small.tell(3)   // a dead letter: nobody to receive it
+        #expect(seen.values == [1])
+        #expect(dropped.values == ["small 2"])
+        #expect(dead.values == ["small 3"])
+        #expect(system.droppedCount == 1)
+        #expect(system.deadLetterCount == 1)
+        #expect(seen.values.count + system.droppedCount + system.deadLetterCount == 3)
     }
 
     @Test func systemMessagesAreNeverDropped_byAFullMailbox() throws {

@@ -82,7 +82,7 @@ struct TimerOrderingTests {
         let (system, timers) = makeSystem()
         let seen = Inbox<Message>()
         let dropped = Inbox<String>()
-        system.deadLetters.observeValues { dropped.record("\($0.message)") }
+        system.drops.observeValues { dropped.record("\($0.message)") }
         let ref = try system.spawn(Behavior<Message>.setup { context in
             context.timers.startSingleTimer(key: "timeout", message: .timeout, delay: .seconds(1))
             return .receiveMessage { message in

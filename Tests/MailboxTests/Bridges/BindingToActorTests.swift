@@ -87,11 +87,11 @@ struct BindingToActorTests {
         #expect(ended.snapshot)
     }
 
-    @Test func boundedMailbox_dropNewest_dropsValuesThatFindItFull_asDeadLetters() throws {
+    @Test func boundedMailbox_dropNewest_dropsValuesThatFindItFull() throws {
         let (system, scheduler) = makeTestSystem()
         let received = Inbox<Int>()
         let letters = Inbox<DeadLetter.Reason>()
-        system.deadLetters.observeValues { letters.record($0.reason) }
+        system.drops.observeValues { letters.record($0.reason) }
         let ref = try system.spawn(recording(received), name: "small", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropNewest)))
         scheduler.runDue()                     // started
         let (signal, input) = Signal<Int, Never>.pipe()

@@ -42,13 +42,14 @@ struct MailboxesDocTests {
 
     @Test func dropNewest() throws {
         let (system, scheduler, log) = docTestSystem()
-        let deadLetters = Recorder()
-        system.deadLetters.observeValues { deadLetters.record("\($0.message) \($0.reason)") }
+        let drops = Recorder()
+        system.drops.observeValues { drops.record("\($0.message) \($0.reason)") }
         let small: ActorRef<Int> = try system.spawn(logging(into: log), name: "small", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropNewest)))
         small.tell(1)                             // .enqueued
         small.tell(2)                             // .enqueued
-        small.tell(3)                             // .dropped(.mailboxFull(.dropNewest)): a dead letter
-        #expect(deadLetters.all == ["3 mailbox full (dropNewest)"])
+        small.tell(3)                             // .dropped(.mailboxFull(.dropNewest)): published as a Dropped
+        #expect(drops.all == ["3 mailbox full (dropNewest)"])
+        #expect(system.deadLetterCount == 0)
         scheduler.advance(by: .nanoseconds(0))    // log.all == ["1", "2"]; system.droppedCount == 1
         #expect(log.all == ["1", "2"])
         #expect(system.droppedCount == 1)
@@ -60,19 +61,19 @@ struct MailboxesDocTests {
 
     @Test func dropOldest_dropsWhenTheActorNextRuns() throws {
         let (system, scheduler, log) = docTestSystem()
-        let deadLetters = Recorder()
-        system.deadLetters.observeValues { deadLetters.record("\($0.message) \($0.reason)") }
+        let drops = Recorder()
+        system.drops.observeValues { drops.record("\($0.message) \($0.reason)") }
         let latest: ActorRef<Int> = try system.spawn(logging(into: log), name: "latest", props: Props(mailbox: .bounded(capacity: 2, overflow: .dropOldest)))
         for reading in 1...4 {
             latest.tell(reading)                  // .enqueued, every time
         }
         // system.droppedCount == 0: nothing is dropped until the actor runs
         #expect(system.droppedCount == 0)
-        #expect(deadLetters.all == [])
+        #expect(drops.all == [])
         scheduler.advance(by: .nanoseconds(0))    // log.all == ["3", "4"]; system.droppedCount == 2
         #expect(log.all == ["3", "4"])
         #expect(system.droppedCount == 2)
-        #expect(deadLetters.all == ["1 mailbox full (dropOldest)", "2 mailbox full (dropOldest)"])
+        #expect(drops.all == ["1 mailbox full (dropOldest)", "2 mailbox full (dropOldest)"])
     }
 
     @Test func fail_sendThrows() async throws {
@@ -253,16 +254,16 @@ struct MailboxesDocTests {
         scheduler.advance(by: .nanoseconds(0))
         #expect(log.all == [])
         #expect(system.topLevelActors.isEmpty)
-        #expect(system.deadLetterCount == 4)
-        #expect(system.droppedCount == 1)
+        #expect(system.deadLetterCount == 3, "the three queued messages, to a terminated actor")
+        #expect(system.droppedCount == 1, "the fourth, refused by the full mailbox")
     }
 
-    /// Guarantee 7 for every policy at once: each drop is one published dead letter, counted in
-    /// both counters.
+    /// Guarantee 7 for every policy at once: each drop is one published `Dropped`, counted once,
+    /// and no dead letter.
     @Test func everyDropIsCountedAndPublished_underEveryPolicy() throws {
         let (system, scheduler, _) = docTestSystem()
         let published = Recorder()
-        system.deadLetters.observeValues { published.record("\($0.recipient.name) \($0.message) \($0.reason)") }
+        system.drops.observeValues { published.record("\($0.recipient.name) \($0.message) \($0.reason)") }
         var refs: [ActorRef<Int>] = []
         for policy in [OverflowPolicy.dropNewest, .dropOldest, .fail, .backpressure] {
             refs.append(try system.spawn(Behavior<Int>.ignore, name: "\(policy)", props: Props(mailbox: .bounded(capacity: 1, overflow: policy))))
@@ -279,7 +280,7 @@ struct MailboxesDocTests {
             "dropOldest 1 mailbox full (dropOldest)",
         ])
         #expect(system.droppedCount == 4)
-        #expect(system.deadLetterCount == 4)
+        #expect(system.deadLetterCount == 0)
     }
 
     // MARK: - The doc and these tests stay in sync

@@ -373,7 +373,7 @@ struct SupervisionDocTests {
 
     @Test func backoff_stashOverflow() throws {
         let (scheduler, system, log, _) = guideSystem()
-        system.deadLetters.observeValues { letter in log.record("dead letter: \(letter.message), \(letter.reason)") }
+        system.drops.observeValues { drop in log.record("dropped: \(drop.message), \(drop.reason)") }
         let small = try system.spawn(.supervise(job(log: log)).onFailure(
             SupervisorStrategy.restartWithBackoff(minBackoff: .seconds(1), maxBackoff: .seconds(1), randomFactor: 0)
                 .withStashCapacity(2)
@@ -382,10 +382,10 @@ struct SupervisionDocTests {
         for n in 1...4 { small.tell(.work(n)) }
         scheduler.advance(by: .seconds(1))
         // log.all == ["job started", "job restarting",
-        //             "dead letter: work(3), back-off stash full", "dead letter: work(4), back-off stash full",
+        //             "dropped: work(3), back-off stash full", "dropped: work(4), back-off stash full",
         //             "job started", "job: work 1 (#1)", "job: work 2 (#2)"]
         #expect(log.all == ["job started", "job restarting",
-                            "dead letter: work(3), back-off stash full", "dead letter: work(4), back-off stash full",
+                            "dropped: work(3), back-off stash full", "dropped: work(4), back-off stash full",
                             "job started", "job: work 1 (#1)", "job: work 2 (#2)"])
     }
 

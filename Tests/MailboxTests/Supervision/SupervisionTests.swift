@@ -462,7 +462,7 @@ struct SupervisionLimitTests {
         }
     }
 
-    @Test func backoff_stashIsBounded_overflowBecomesDeadLetters() throws {
+    @Test func backoff_stashIsBounded_overflowIsDropped() throws {
         let log = Inbox<String>()
         let events = Inbox<ActorSystemEvent>()
         let (system, scheduler) = makeTestSystem(events: events)
@@ -472,9 +472,14 @@ struct SupervisionLimitTests {
         ref.tell(.fail)
         for value in 1...4 { ref.tell(.value(value)) }
         scheduler.runDue()
-        let dropped = deadLetters(events)
+        let dropped = events.values.compactMap { event -> Dropped? in
+            if case let .dropped(drop) = event { return drop }
+            return nil
+        }
         #expect(dropped.map { $0.message as? WorkerMessage } == [.value(3), .value(4)])
         #expect(dropped.allSatisfy { $0.reason == .backoffStashFull })
+        #expect(deadLetters(events).isEmpty)
+        #expect(system.droppedCount == 2)
         scheduler.advance(by: .seconds(1))
         #expect(log.values == ["setup 1", "preRestart 1", "setup 2", "2:1#1", "2:2#2"])
     }

@@ -97,7 +97,7 @@ extension ActorCell {
         if case .restarting = lifecycle {
             bufferDuringRestart(message)
         } else {
-            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            system.publishUndelivered(message, to: address, reason: .recipientTerminated)
         }
     }
 
@@ -117,7 +117,7 @@ extension ActorCell {
         var dropped = 0
         while userCount.load(ordering: .relaxed) > capacity, let message = mailboxHead.dequeue(mailboxTail) {
             userCount.wrappingSubtract(1, ordering: .relaxed)
-            system.publishDeadLetter(message, to: address, reason: .mailboxFull(.dropOldest))
+            system.publishUndelivered(message, to: address, reason: .mailboxFull(.dropOldest))
             dropped += 1
         }
         return dropped
@@ -131,7 +131,7 @@ extension ActorCell {
             if capacity != .max { freeRoom() }
             // A timer's message after termination is dropped silently: its timer is gone.
             if flags.load(ordering: .relaxed) & Self.timerMessageFlag == 0 || takeTimerMark() == nil {
-                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+                system.publishUndelivered(message, to: address, reason: .recipientTerminated)
             }
             handled += 1
         }

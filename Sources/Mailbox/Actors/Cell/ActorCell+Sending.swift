@@ -20,7 +20,7 @@ extension ActorCell {
 
     @usableFromInline
     func refuseTerminated(_ message: Message) -> TellResult {
-        system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+        system.publishUndelivered(message, to: address, reason: .recipientTerminated)
         return .dropped(.recipientTerminated)
     }
 
@@ -32,7 +32,7 @@ extension ActorCell {
         // `dropOldest` accepts; the consumer drops the oldest while the count exceeds capacity.
         guard count > capacity, overflow != .dropOldest else { return nil }
         userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-        system.publishDeadLetter(message, to: address, reason: .mailboxFull(overflow))
+        system.publishUndelivered(message, to: address, reason: .mailboxFull(overflow))
         return .dropped(.mailboxFull(overflow))
     }
 
@@ -47,7 +47,7 @@ extension ActorCell {
         }
         while true {
             if isTerminated() {
-                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+                system.publishUndelivered(message, to: address, reason: .recipientTerminated)
                 throw SendError(recipient: address, reason: .recipientTerminated)
             }
             if userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue <= capacity {

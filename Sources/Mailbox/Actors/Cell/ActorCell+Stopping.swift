@@ -61,7 +61,7 @@ extension ActorCell {
         if let roomWaiters {
             let system = self.system, address = self.address
             roomWaiters.recipientTerminated { message in
-                system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+                system.publishUndelivered(message, to: address, reason: .recipientTerminated)
             }
         }
 

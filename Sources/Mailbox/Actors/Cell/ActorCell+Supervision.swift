@@ -407,7 +407,7 @@ extension ActorCell {
     func bufferDuringRestart(_ message: Message) {
         let state = supervisionState()
         if let capacity = state.restart.stashCapacity, state.bufferedCount >= capacity {
-            system.publishDeadLetter(message, to: address, reason: .backoffStashFull)
+            system.publishUndelivered(message, to: address, reason: .backoffStashFull)
         } else {
             state.append(message)
         }
@@ -436,7 +436,7 @@ extension ActorCell {
         guard let state = supervision else { return }
         state.managing = nil
         for message in state.removeAllBuffered() {
-            system.publishDeadLetter(message, to: address, reason: .recipientTerminated)
+            system.publishUndelivered(message, to: address, reason: .recipientTerminated)
         }
         state.deferred = []
     }

@@ -15,7 +15,7 @@ class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
 
     @usableFromInline
     func tell(_ message: Message) -> TellResult {
-        system.publishDeadLetter(message, to: address, reason: .noRecipient)
+        system.publishUndelivered(message, to: address, reason: .noRecipient)
         return .dropped(.noRecipient)
     }
 

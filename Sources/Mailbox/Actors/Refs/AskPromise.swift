@@ -78,7 +78,7 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, _ShutdownFailabl
 
     override func tell(_ message: Reply) -> TellResult {
         if complete(.success(message)) { return .enqueued }
-        system.publishDeadLetter(message, to: address, reason: .lateReply)
+        system.publishUndelivered(message, to: address, reason: .lateReply)
         return .dropped(.lateReply)
     }
 
