@@ -106,10 +106,10 @@ public final class TimerScheduler<Message: Sendable> {
     static var resolution: Duration { .nanoseconds(1) }
 
     /// A timer that cannot run: cancel the key's timer and fail the actor once the handler
-    /// returns (the handler cannot be made to throw from here).
+    /// returns, as if it had thrown (a usage error: the handler cannot be made to throw here).
     private func refuse(key: TimerKey, _ problem: String) {
         cancel(key: key)
-        cell.sendSystem(.failure(ActorSystemError.invalidTimer("timer \(key): \(problem)", actor: cell.address.path)))
+        cell.context.recordUsageError(ActorSystemError.invalidTimer("timer \(key): \(problem)", actor: cell.address.path))
     }
 
     private func start(key: TimerKey, message: Message, mode: Mode, firstDelay: Duration) {

@@ -268,6 +268,32 @@ struct ContainmentTests {
         #expect(actor.tell(.tick) == .enqueued)
     }
 
+    /// A timer refused in `setup` fails the start as a throw from `setup` does: a limited
+    /// restart rule runs `setup` again (an unlimited immediate one would stop the actor, as for
+    /// a throwing `setup`), and the message queued behind the start waits for the new
+    /// state instead of reaching a half-started actor.
+    @Test func invalidTimerInSetup_failsTheStart_beforeAnyMessageIsHandled() throws {
+        let (system, scheduler) = makeTestSystem()
+        let log = Inbox<String>()
+        let attempts = Inbox<Int>()
+        let actor = try system.spawn(Behavior<Probe>.supervise(.setup { context in
+            attempts.record(1)
+            if attempts.values.count == 1 {
+                context.timers.startTimerAtFixedRate(key: "t", message: .tick, interval: .zero)
+                log.record("setup went on")
+            }
+            let attempt = attempts.values.count
+            return .receive { _, message in
+                log.record("attempt \(attempt) handled \(message)")
+                return .same
+            }
+        }).onFailure(.restart(limit: 3, within: .seconds(10))), name: "x")
+        actor.tell(.tick)
+        scheduler.advance(by: .seconds(1))
+        #expect(attempts.values.count == 2)
+        #expect(log.values == ["setup went on", "attempt 2 handled tick"])
+    }
+
     // MARK: Time-outs too long to represent
 
     /// An ask whose time-out does not fit the wall clock's deadline (`.seconds(Int64.max)`)

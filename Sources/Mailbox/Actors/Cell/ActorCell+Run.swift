@@ -262,6 +262,7 @@ extension ActorCell {
         while true {
             if case let .setup(factory) = current.kind {
                 current = try factory(context)
+                if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
             } else if case let .supervised(rule) = current.kind {
                 let state = supervisionState()
                 if !registersRules, isFirstRule {

@@ -57,9 +57,6 @@ extension ActorCell {
             _ = context?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
         case let .terminated(ref, failure):
             watchedActorTerminated(ref, failure: failure)
-        case let .failure(error):
-            guard case .running = lifecycle else { return }
-            fail(error, message: nil)
         case let .childTerminated(child, failure, exit):
             guard let context else { return }
             context.children.remove(child)

@@ -17,10 +17,6 @@ enum SystemMessage {
     case childTerminated(AnyTarget, failure: (any Error)?, exit: ChildExit)
     /// A message adapter's function threw converting `message`: a failure of this actor.
     case adapterFailed(any Error, message: any Sendable)
-    /// A failure found while a handler ran but not thrown by it (an API misused inside the
-    /// handler that cannot throw, such as a timer without a positive interval): the actor
-    /// fails with it once the handler has returned, if it is still running then.
-    case failure(any Error)
     /// A restart's back-off delay has passed (for the restart with this generation).
     case backoffElapsed(generation: UInt64)
     /// To a `Supervisor`: its child failed and waits, suspended, for a decision.
