@@ -135,14 +135,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
             steps = [.start(spec.id)]
             try runSteps()
         case let .restartChild(id, replyTo):
-            guard let index = index(id: id) else {
-                replyTo.tell(.failure(error(.notFound, id)))
-                return
-            }
-            if entries[index].target != nil {
-                replyTo.tell(.failure(error(.running, id)))
-                return
-            }
+            guard stoppedChildIndex(id, answeringOtherwise: replyTo) != nil else { return }
             request = .start(id: id, replyTo: replyTo, isNew: false)
             steps = [.start(id)]
             try runSteps()
@@ -155,17 +148,24 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
             steps = [.terminate(entries[index].spec.id)]
             try runSteps()
         case let .deleteChild(id, replyTo):
-            guard let index = index(id: id) else {
-                replyTo.tell(.failure(error(.notFound, id)))
-                return
-            }
-            if entries[index].target != nil {
-                replyTo.tell(.failure(error(.running, id)))
-                return
-            }
+            guard let index = stoppedChildIndex(id, answeringOtherwise: replyTo) else { return }
             entries.remove(at: index)
             replyTo.tell(.success(()))
         }
+    }
+
+    /// The index of child `id` if it has a spec here and is not running; otherwise answers
+    /// `replyTo` with why not (`notFound`, `running`) and returns `nil`.
+    private func stoppedChildIndex<Success>(_ id: String, answeringOtherwise replyTo: ActorRef<Result<Success, SupervisorError>>) -> Int? {
+        guard let index = index(id: id) else {
+            replyTo.tell(.failure(error(.notFound, id)))
+            return nil
+        }
+        guard entries[index].target == nil else {
+            replyTo.tell(.failure(error(.running, id)))
+            return nil
+        }
+        return index
     }
 
     private func error(_ code: SupervisorError.Code, _ id: String, child: AnyActorRef? = nil, underlying: (any Error)? = nil) -> SupervisorError {

@@ -82,17 +82,6 @@ final class Gate: Sendable {
         entered.waitBounded(count: count, timeout)
     }
 
-    /// `waitUntilHeld` for async tests: waits on a Dispatch thread, so that the Swift
-    /// concurrency pool (two threads on a two-core machine) stays free for the tasks that must
-    /// run for the gate to be reached.
-    func waitUntilHeldAsync(count: Int = 1) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.waitUntilHeld(count: count))
-            }
-        }
-    }
-
     /// Lets every `hold()` return.
     func open(count: Int = 1) {
         for _ in 0..<count { opened.signal() }
