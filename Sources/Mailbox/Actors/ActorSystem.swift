@@ -73,6 +73,9 @@ public final class ActorSystem: Sendable {
     /// The configuration the system was created with.
     public let configuration: Configuration
 
+    /// The system's registry of actors by service key (see `Receptionist`).
+    public let receptionist = Receptionist()
+
     /// The system's own pool, if it created one.
     let pool: PoolScheduler?
 
