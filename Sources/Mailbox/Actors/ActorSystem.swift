@@ -119,6 +119,12 @@ public final class ActorSystem: Sendable {
         return SplitMix64.unit(SplitMix64.mix(state))
     }
 
+    /// 64 random bits, to seed a generator: from the seeded sequence when `randomSeed` is set.
+    func nextRandomSeed() -> UInt64 {
+        guard configuration.randomSeed != nil else { return UInt64.random(in: .min ... .max) }
+        return SplitMix64.mix(randomState.wrappingAdd(SplitMix64.increment, ordering: .relaxed).newValue)
+    }
+
     /// Whether `shutdown()` has begun: new spawns throw, actors are stopping.
     public var isShuttingDown: Bool { shuttingDown.load(ordering: .acquiring) }
 

@@ -1,0 +1,46 @@
+/// Routers: one `ActorRef` that spreads messages over several actors (Akka Typed's `Routers`).
+///
+/// - `Routers.pool(size:_:)`: spawns `size` routees from one behavior as its children and
+///   supervises them.
+/// - `Routers.group(_:)`: routes to the actors registered under a `ServiceKey` with the
+///   receptionist, following the listing as it changes.
+///
+/// Spawn either like a behavior: `try system.spawn(Routers.pool(size: 4) { worker() }, name:
+/// "workers")`. The router's ref is an ordinary `ActorRef<Message>`.
+///
+/// Ordering: messages from one sender that go to the same routee keep their order; there is no
+/// order between routees (a later message may be handled by one routee before an earlier one
+/// by another).
+public enum Routers {
+    /// A pool of `size` routees, each running a behavior `routee` makes; see `PoolRouter`.
+    ///
+    /// - Precondition: `size` is positive (a construction-time error).
+    public static func pool<Message>(size: Int, _ routee: @escaping @Sendable () -> Behavior<Message>) -> PoolRouter<Message> {
+        precondition(size > 0, "a pool router needs at least one routee, not \(size)")
+        return PoolRouter(size: size, makeRoutee: routee)
+    }
+
+    /// A router over the actors registered under `key`; see `GroupRouter`.
+    public static func group<Message>(_ key: ServiceKey<Message>) -> GroupRouter<Message> {
+        GroupRouter(key: key)
+    }
+}
+
+extension ActorRefFactory {
+    /// Spawns a pool router named `name` (with `props` for the router itself; the routees'
+    /// props are the pool's `withRouteeProps`).
+    ///
+    /// - Throws: as `spawn(_:name:props:)`.
+    @discardableResult
+    public func spawn<Message>(_ router: PoolRouter<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {
+        try spawn(router.behavior, name: name, props: props)
+    }
+
+    /// Spawns a group router named `name`.
+    ///
+    /// - Throws: as `spawn(_:name:props:)`.
+    @discardableResult
+    public func spawn<Message>(_ router: GroupRouter<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {
+        try spawn(router.behavior, name: name, props: props)
+    }
+}

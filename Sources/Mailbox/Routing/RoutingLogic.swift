@@ -1,0 +1,36 @@
+/// How a router picks the routee for a message (Akka Typed's routing logics).
+///
+/// - `roundRobin`: each routee in turn (the default).
+/// - `random(seed:)`: a routee at random; with a seed, the same sequence every run (tests).
+/// - `consistentHashing(virtualNodesFactor:key:)`: the routee that owns the hash of the key
+///   `key` extracts, on a ring with `virtualNodesFactor` points per routee; messages with the same
+///   key go to the same routee while the routees do not change, and a routee's departure moves
+///   only the keys it owned.
+///
+/// Thread-safety: a value; its closures must be thread-safe (they run in the router's actor).
+public struct RoutingLogic<Message: Sendable>: Sendable {
+    enum Kind: Sendable {
+        case roundRobin
+        case random(seed: UInt64?)
+        case consistentHashing(virtualNodesFactor: Int, key: @Sendable (Message) -> String)
+    }
+
+    let kind: Kind
+
+    /// Each routee in turn.
+    public static var roundRobin: RoutingLogic { RoutingLogic(kind: .roundRobin) }
+
+    /// A routee at random: seeded (the same choices every run) or from the system's source of
+    /// randomness (`ActorSystem.Configuration.randomSeed`, else fresh).
+    public static func random(seed: UInt64? = nil) -> RoutingLogic {
+        RoutingLogic(kind: .random(seed: seed))
+    }
+
+    /// The routee owning the hash of `key(message)` on a consistent-hashing ring.
+    ///
+    /// - Precondition: `virtualNodesFactor` is positive (a construction-time error).
+    public static func consistentHashing(virtualNodesFactor: Int = 10, key: @escaping @Sendable (Message) -> String) -> RoutingLogic {
+        precondition(virtualNodesFactor > 0, "consistent hashing needs at least one virtual node per routee, not \(virtualNodesFactor)")
+        return RoutingLogic(kind: .consistentHashing(virtualNodesFactor: virtualNodesFactor, key: key))
+    }
+}
