@@ -162,6 +162,28 @@ struct DrainIntoActorTests {
         #expect(outcome.isCompleted)
     }
 
+    @Test func anUpstreamCompletingWhileTheLastValueAwaitsItsAck_completesAfterThatAck() throws {
+        // Akka tells `onCompleteMessage` at once here (the mailbox keeps it behind the value);
+        // Mailbox waits for the ack, so the actor never sees the end before it is done.
+        let (system, scheduler) = makeTestSystem()
+        let probe = DrainProbe()
+        let sink = try system.spawn(probe.behavior(), name: "sink")
+        let (upstream, input, _) = observedPipe()
+        let outcome = EventRecorder<Int, DrainError<TestError>>()
+        upstream.drainForTest(into: sink).start(outcome.observer)
+        scheduler.runDue()
+        probe.ack()
+        input.send(value: 1)                         // told at once: the actor asked
+        input.sendCompleted()
+        scheduler.runDue()
+        #expect(probe.log.values == ["init", "1"])
+        #expect(!outcome.hasTerminated)
+        probe.ack()
+        scheduler.runDue()
+        #expect(probe.log.values == ["init", "1", "done"])
+        #expect(outcome.isCompleted)
+    }
+
     @Test func anEmptyUpstream_completesAfterTheInitIsAcked() throws {
         let (system, scheduler) = makeTestSystem()
         let probe = DrainProbe()
