@@ -168,6 +168,9 @@ extension SignalProducer where Value: Sendable {
 
 /// An actor's context carried into a producer's `@Sendable` start handler, with the actor's
 /// ref, which keeps the actor (and so the context's cell) alive while the producer exists.
+///
+/// The context is used only inside its actor's mailbox run, one run at a time (the spawn checks
+/// it in debug builds, as `NIOLoopBound` checks its event loop); the ref is `Sendable`.
 struct _ConfinedContext<Parent: Sendable> {
     let context: ActorContext<Parent>
     private let parent: ActorRef<Parent>
@@ -178,6 +181,5 @@ struct _ConfinedContext<Parent: Sendable> {
     }
 }
 
-// The context is used only inside its actor's mailbox run (the spawn checks it in debug builds),
-// one run at a time; the ref is Sendable.
+// Safe: confined to the actor's mailbox run (checked by `assertInMailboxRun` in the spawn), not a lock.
 extension _ConfinedContext: @unchecked Sendable {}

@@ -169,8 +169,7 @@ final class _DrainRun<Value: Sendable, Failure: Swift.Error, Message: Sendable, 
     }
 }
 
-// Every mutable stored property is inside `state`, protected by its lock; the rest is
-// immutable.
+// Safe: every mutable stored property is inside `state`, protected by its lock.
 extension _DrainRun: @unchecked Sendable {}
 
 /// What the ack ref of a drain reports to.
@@ -181,8 +180,10 @@ protocol _DrainAcknowledgeable: AnyObject, Sendable {
 
 /// The ack ref of one drain: any message told to it is an acknowledgement. After the drain has
 /// ended (or once nothing retains it), a message told to it is a dead letter (`.noRecipient`).
-// `receiver` is written once, in `_DrainRun.init`, before the ref is handed to anybody; the
-// rest is immutable.
+///
+/// `receiver` is written once, in `_DrainRun.init`, before the ref is handed to anybody (the
+/// `tell` that hands it over publishes it); the rest is immutable.
+// Safe: `receiver` is written once before publication (through the mailbox's atomics), then only read.
 final class _DrainAckTarget<Ack: Sendable>: ActorRefTarget<Ack>, @unchecked Sendable {
     weak var receiver: (any _DrainAcknowledgeable)?
 
