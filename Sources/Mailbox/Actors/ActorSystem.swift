@@ -120,6 +120,7 @@ public final class ActorSystem: Sendable {
     }
 
     /// 64 random bits, to seed a generator: from the seeded sequence when `randomSeed` is set.
+    @usableFromInline
     func nextRandomSeed() -> UInt64 {
         guard configuration.randomSeed != nil else { return UInt64.random(in: .min ... .max) }
         return SplitMix64.mix(randomState.wrappingAdd(SplitMix64.increment, ordering: .relaxed).newValue)
@@ -268,6 +269,7 @@ public final class ActorSystem: Sendable {
 
     /// Publishes a message that was not delivered: as a `Dropped` if `reason` is a drop, else
     /// as a `DeadLetter`; each counted once.
+    @usableFromInline
     func publishUndelivered(_ message: any Sendable, to recipient: ActorAddress, reason: DeadLetter.Reason) {
         if reason.isDrop {
             droppedCounter.wrappingAdd(1, ordering: .relaxed)

@@ -8,8 +8,13 @@
 ///
 /// Thread-safety: a value, configured before spawning; the router runs as an ordinary actor.
 public struct GroupRouter<Message: Sendable>: Sendable {
-    let key: ServiceKey<Message>
-    var logic: RoutingLogic<Message> = .roundRobin
+    @usableFromInline let key: ServiceKey<Message>
+    @usableFromInline var logic: RoutingLogic<Message> = .roundRobin
+
+    @usableFromInline
+    init(key: ServiceKey<Message>) {
+        self.key = key
+    }
 
     /// Routes each message to the next routee in turn (the default).
     public func withRoundRobinRouting() -> GroupRouter {
@@ -34,6 +39,7 @@ public struct GroupRouter<Message: Sendable>: Sendable {
     }
 
     /// The router as a behavior, for `spawn`.
+    @inlinable
     public var behavior: Behavior<Message> {
         let router = self
         return .setup { context in

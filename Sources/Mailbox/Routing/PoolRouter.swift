@@ -18,12 +18,18 @@
 ///
 /// Thread-safety: a value, configured before spawning; the router runs as an ordinary actor.
 public struct PoolRouter<Message: Sendable>: Sendable {
-    let size: Int
-    let makeRoutee: @Sendable () -> Behavior<Message>
-    var logic: RoutingLogic<Message> = .roundRobin
-    var broadcast: (@Sendable (Message) -> Bool)?
-    var routeeProps = Props()
-    var routeeStrategy: SupervisorStrategy = .restart
+    @usableFromInline let size: Int
+    @usableFromInline let makeRoutee: @Sendable () -> Behavior<Message>
+    @usableFromInline var logic: RoutingLogic<Message> = .roundRobin
+    @usableFromInline var broadcast: (@Sendable (Message) -> Bool)?
+    @usableFromInline var routeeProps = Props()
+    @usableFromInline var routeeStrategy: SupervisorStrategy = .restart
+
+    @usableFromInline
+    init(size: Int, makeRoutee: @escaping @Sendable () -> Behavior<Message>) {
+        self.size = size
+        self.makeRoutee = makeRoutee
+    }
 
     /// Routes each message to the next routee in turn (the default).
     public func withRoundRobinRouting() -> PoolRouter {
@@ -70,6 +76,7 @@ public struct PoolRouter<Message: Sendable>: Sendable {
     }
 
     /// The router as a behavior, for `spawn`.
+    @inlinable
     public var behavior: Behavior<Message> {
         let router = self
         return .setup { context in

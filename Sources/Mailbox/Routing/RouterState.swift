@@ -1,41 +1,51 @@
 /// The routees of one router and the state of its routing logic. Lives inside the router's
-/// actor: used only from its mailbox run, so it needs no lock.
+/// actor: used only from its mailbox run, so it needs no lock. `@inlinable` throughout, so
+/// that it is specialised for the message type where the router is made.
+@usableFromInline
 final class RouterState<Message: Sendable> {
-    private(set) var routees: [ActorRef<Message>] = []
-    private let logic: RoutingLogic<Message>
-    private let broadcast: (@Sendable (Message) -> Bool)?
-    private var next = 0
-    private var random: SplitMix64
+    @usableFromInline var routees: [ActorRef<Message>] = []
+    @usableFromInline let logic: RoutingLogic<Message>
+    @usableFromInline let broadcast: (@Sendable (Message) -> Bool)?
+    @usableFromInline var next = 0
+    @usableFromInline var randomState: UInt64
     /// The consistent-hashing ring: points sorted by hash, each naming a routee's index.
-    private var ring: [(hash: UInt64, routee: Int)] = []
+    @usableFromInline var ring: [RingPoint] = []
 
+    @usableFromInline
+    struct RingPoint {
+        @usableFromInline let hash: UInt64
+        @usableFromInline let routee: Int
+
+        @inlinable
+        init(hash: UInt64, routee: Int) {
+            self.hash = hash
+            self.routee = routee
+        }
+    }
+
+    @inlinable
     init(logic: RoutingLogic<Message>, broadcast: (@Sendable (Message) -> Bool)?, randomSeed: UInt64) {
         self.logic = logic
         self.broadcast = broadcast
         if case let .random(seed?) = logic.kind {
-            random = SplitMix64(seed: seed)
+            randomState = seed
         } else {
-            random = SplitMix64(seed: randomSeed)
+            randomState = randomSeed
         }
     }
 
     /// Replaces the routees (kept in the given order) and rebuilds the ring.
+    @inlinable
     func setRoutees(_ newRoutees: [ActorRef<Message>]) {
         routees = newRoutees
         if next >= routees.count { next = 0 }
         guard case let .consistentHashing(factor, _) = logic.kind else { return }
-        ring.removeAll(keepingCapacity: true)
-        for (index, routee) in routees.enumerated() {
-            // A routee's points depend on its identity alone, so a departure moves only its keys.
-            let identity = routee.address.description
-            for node in 0..<factor {
-                ring.append((Self.hash("\(identity)#\(node)"), index))
-            }
-        }
-        ring.sort { $0.hash < $1.hash }
+        ring = _consistentHashingRing(identities: routees.map(\.address.description), virtualNodesFactor: factor)
+            .map { RingPoint(hash: $0.hash, routee: $0.routee) }
     }
 
     /// Removes `ref` if it is a routee; returns whether it was.
+    @inlinable
     func remove(_ ref: AnyActorRef) -> Bool {
         guard let index = routees.firstIndex(where: { $0.asAny == ref }) else { return false }
         var remaining = routees
@@ -45,6 +55,7 @@ final class RouterState<Message: Sendable> {
     }
 
     /// Sends `message` to the routee(s) the logic picks; `false` if there is no routee.
+    @inlinable
     func route(_ message: Message) -> Bool {
         guard !routees.isEmpty else { return false }
         if let broadcast, broadcast(message) {
@@ -55,16 +66,17 @@ final class RouterState<Message: Sendable> {
         return true
     }
 
-    private func pick(_ message: Message) -> Int {
+    @inlinable
+    func pick(_ message: Message) -> Int {
         switch logic.kind {
         case .roundRobin:
             let index = next
             next = next + 1 == routees.count ? 0 : next + 1
             return index
         case .random:
-            return Int(random.next() % UInt64(routees.count))
+            return Int(_routerRandom(&randomState) % UInt64(routees.count))
         case let .consistentHashing(_, key):
-            let hash = Self.hash(key(message))
+            let hash = _routerHash(key(message))
             // The first point at or after the key's hash, wrapping round.
             var low = 0
             var high = ring.count
@@ -75,14 +87,37 @@ final class RouterState<Message: Sendable> {
             return ring[low == ring.count ? 0 : low].routee
         }
     }
+}
 
-    /// FNV-1a, then SplitMix64's finaliser: stable across runs and processes (Swift's
-    /// `Hasher` is seeded per process), and well spread.
-    static func hash(_ text: String) -> UInt64 {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return SplitMix64.mix(value)
+/// The next value of a SplitMix64 sequence whose state is `state`.
+@usableFromInline
+func _routerRandom(_ state: inout UInt64) -> UInt64 {
+    state &+= SplitMix64.increment
+    return SplitMix64.mix(state)
+}
+
+/// FNV-1a, then SplitMix64's finaliser: stable across runs and processes (Swift's `Hasher` is
+/// seeded per process), and well spread.
+@usableFromInline
+func _routerHash(_ text: String) -> UInt64 {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
     }
+    return SplitMix64.mix(value)
+}
+
+/// The points of a consistent-hashing ring, sorted by hash: `virtualNodesFactor` per routee,
+/// each derived from the routee's identity alone, so that a departure moves only its keys.
+@usableFromInline
+func _consistentHashingRing(identities: [String], virtualNodesFactor: Int) -> [(hash: UInt64, routee: Int)] {
+    var ring: [(hash: UInt64, routee: Int)] = []
+    ring.reserveCapacity(identities.count * virtualNodesFactor)
+    for (index, identity) in identities.enumerated() {
+        for node in 0..<virtualNodesFactor {
+            ring.append((_routerHash("\(identity)#\(node)"), index))
+        }
+    }
+    ring.sort { $0.hash < $1.hash }
+    return ring
 }

@@ -9,12 +9,14 @@
 ///
 /// Thread-safety: a value; its closures must be thread-safe (they run in the router's actor).
 public struct RoutingLogic<Message: Sendable>: Sendable {
+    @usableFromInline
     enum Kind: Sendable {
         case roundRobin
         case random(seed: UInt64?)
         case consistentHashing(virtualNodesFactor: Int, key: @Sendable (Message) -> String)
     }
 
+    @usableFromInline
     let kind: Kind
 
     /// Each routee in turn.
