@@ -21,6 +21,17 @@ struct RoutingDocTests {
         }
     }
 
+    @Test func aPoolRouter() throws {
+        let (system, scheduler, log) = docTestSystem()
+        let pool = try system.spawn(Routers.pool(size: 3) { worker(log: log) }, name: "pool")
+        for job in 1...6 { pool.tell(.work(job)) }
+        scheduler.advance(by: .nanoseconds(0))
+        // log.all.sorted() == ["/user/pool/routee-0 1", "/user/pool/routee-0 4", "/user/pool/routee-1 2",
+        //                      "/user/pool/routee-1 5", "/user/pool/routee-2 3", "/user/pool/routee-2 6"]
+        #expect(log.all.sorted() == ["/user/pool/routee-0 1", "/user/pool/routee-0 4", "/user/pool/routee-1 2",
+                                     "/user/pool/routee-1 5", "/user/pool/routee-2 3", "/user/pool/routee-2 6"])
+    }
+
     @Test func theReceptionist() throws {
         let (system, scheduler, log) = docTestSystem()
         let workers = ServiceKey<Job>("workers")
@@ -50,6 +61,6 @@ let listed = system.receptionist.find(workers).sorted { $0.path < $1.path }
     }
 
     @Test func snippetsOfTheDoc_appearInTheseTests() throws {
-        try docExpectSnippets(of: "docs/Routing.md", count: 3, inTestFile: #filePath)
+        try docExpectSnippets(of: "docs/Routing.md", count: 4, inTestFile: #filePath)
     }
 }
