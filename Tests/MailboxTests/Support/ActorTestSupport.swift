@@ -26,8 +26,10 @@ final class Inbox<Value: Sendable>: Sendable {
     var values: [Value] { state.withLockedValue { $0.values } }
 
     /// Suspends until at least `count` values were recorded, or `timeout` seconds of real time
-    /// passed; returns whether they were recorded.
-    func waitForCount(_ count: Int, timeout: TimeInterval = 20) async -> Bool {
+    /// passed; returns whether they were recorded. (60 s: under ThreadSanitizer, with the whole
+    /// suite in parallel on a loaded two-core machine, a task waited 20 s for a thread of the
+    /// cooperative pool; the wait only runs that long when something is broken.)
+    func waitForCount(_ count: Int, timeout: TimeInterval = 60) async -> Bool {
         let gate = AsyncGate()
         let already = state.withLockedValue { state -> Bool in
             if state.values.count >= count { return true }
@@ -59,7 +61,7 @@ final class AsyncGate: Sendable {
         continuation?.resume(returning: result)
     }
 
-    func wait(timeout: TimeInterval = 20) async -> Bool {
+    func wait(timeout: TimeInterval = 60) async -> Bool {
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in open(false) }
         return await withCheckedContinuation { continuation in
             let early: Bool? = state.withLockedValue { state in
