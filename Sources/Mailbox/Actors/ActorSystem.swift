@@ -297,7 +297,7 @@ public final class ActorSystem: Sendable {
         public var isClean: Bool { actorsNotStopped.isEmpty && failedTasks.isEmpty }
 
         public var description: String {
-            var text = isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+            var text = actorsNotStopped.isEmpty ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
             var dropped: [String] = []
             if deadLetters > 0 { dropped.append(deadLetters == 1 ? "1 dead letter" : "\(deadLetters) dead letters") }
             if asksFailed > 0 { dropped.append(asksFailed == 1 ? "1 ask failed" : "\(asksFailed) asks failed") }

@@ -29,6 +29,11 @@ extension CoordinatedShutdown {
     /// once per process and signal: another hook (or `signal()` call) for the same signal
     /// meanwhile makes the restored disposition wrong.
     ///
+    /// A signal sent to the process (`kill -TERM <pid>`, ^C in a terminal, a service manager)
+    /// is seen. One sent to a single thread that blocks it is not: `raise()` from a Swift task
+    /// (Dispatch's worker threads block signals) stays pending on that thread; send it with
+    /// `kill(getpid(), …)` instead.
+    ///
     /// Thread-safety: call from any thread. The process's signal dispositions are global:
     /// this changes them for every thread.
     ///
