@@ -16,6 +16,8 @@ import Synchronization
 ///   configuration names another; each actor may choose its own in `Props`.
 /// - `shutdown()` stops every actor, children before parents, runs their post-stop handlers,
 ///   stops the pool's threads, and reports anything that did not stop in time.
+/// - `terminate()` first runs the `coordinatedShutdown`'s phases (the application's tasks: close
+///   listeners, drain clients…), then does what `shutdown()` does.
 ///
 /// Thread-safety: every member may be used from any thread.
 ///
