@@ -36,8 +36,11 @@ struct ChatServerCoordinatedShutdownTests {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.serverName = "test.server"
-        let server = try ChatServer(configuration: configuration)      // its own system, on its pool
-        let system = server.system
+        // Generous phase time-outs: on a loaded machine the probe tasks below may wait long for a
+        // thread; only a broken shutdown takes a minute.
+        let system = ActorSystem(name: "chat", configuration: .init(
+            poolWorkerCount: 2, logHandler: nil, coordinatedShutdown: .init(defaultPhaseTimeout: .seconds(60))))
+        let server = try ChatServer(configuration: configuration, system: system)
         let port = try server.listen().port
         let connected = WaitableList<String>()
         server.events.observeValues { event in
