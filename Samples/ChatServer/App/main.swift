@@ -38,6 +38,7 @@ do {
 }
 write("chat-server listening on \(address)", to: .standardOutput)
 
-// SIGINT/SIGTERM: stop accepting, tell every client, flush, exit 0.
-let signalSources = server.shutdownOnTerminationSignals { exit(0) }
-withExtendedLifetime(signalSources) { dispatchMain() }
+// SIGINT/SIGTERM run the actor system's coordinated shutdown: stop accepting (service-unbind),
+// tell every client and flush (service-requests-done), stop the actors, then exit 0.
+server.shutdownOnTerminationSignals { exit(0) }
+dispatchMain()

@@ -16,6 +16,8 @@ import Synchronization
 ///   configuration names another; each actor may choose its own in `Props`.
 /// - `shutdown()` stops every actor, children before parents, runs their post-stop handlers,
 ///   stops the pool's threads, and reports anything that did not stop in time.
+/// - `terminate()` first runs the `coordinatedShutdown`'s phases (the application's tasks: close
+///   listeners, drain clients…), then does what `shutdown()` does.
 ///
 /// Thread-safety: every member may be used from any thread.
 ///
@@ -45,6 +47,8 @@ public final class ActorSystem: Sendable {
         /// Seeds the random factor of back-off delays, so a simulation replays exactly; `nil`
         /// (the default) uses the system's random number generator.
         public var randomSeed: UInt64?
+        /// The phases of `terminate()` and their time-outs (see `CoordinatedShutdown`).
+        public var coordinatedShutdown: CoordinatedShutdown.Configuration
 
         /// A configuration with the defaults described on each property.
         public init(
@@ -54,7 +58,8 @@ public final class ActorSystem: Sendable {
             timerScheduler: (any DateScheduler)? = nil,
             logHandler: (@Sendable (String) -> Void)? = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
             guardianStrategy: SupervisorStrategy = .stop,
-            randomSeed: UInt64? = nil
+            randomSeed: UInt64? = nil,
+            coordinatedShutdown: CoordinatedShutdown.Configuration = CoordinatedShutdown.Configuration()
         ) {
             precondition(runLength > 0, "runLength must be positive, not \(runLength)")
             self.scheduler = scheduler
@@ -64,6 +69,7 @@ public final class ActorSystem: Sendable {
             self.logHandler = logHandler
             self.guardianStrategy = guardianStrategy
             self.randomSeed = randomSeed
+            self.coordinatedShutdown = coordinatedShutdown
         }
     }
 
@@ -96,6 +102,9 @@ public final class ActorSystem: Sendable {
     /// SplitMix64 state for back-off jitter, when `configuration.randomSeed` is set.
     private let randomState: Atomic<UInt64>
 
+    /// The system's coordinated shutdown: add tasks to its phases; `terminate()` runs them.
+    public let coordinatedShutdown: CoordinatedShutdown
+
     /// Creates a system and, unless the configuration names a scheduler, its pool threads.
     public init(name: String = "mailbox", configuration: Configuration = Configuration()) {
         precondition(ActorName.problem(with: name) == nil, "invalid actor system name '\(name)': \(ActorName.problem(with: name)!)")
@@ -109,6 +118,8 @@ public final class ActorSystem: Sendable {
             ?? QueueScheduler(name: "\(name).timers")
         self.guardian = Guardian(address: ActorAddress(system: name, path: "/user", incarnation: 0))
         self.randomState = Atomic(configuration.randomSeed ?? 0)
+        self.coordinatedShutdown = CoordinatedShutdown(configuration: configuration.coordinatedShutdown, systemName: name)
+        coordinatedShutdown.attach(to: self)
     }
 
     /// A random number in `0..<1`: from the seeded sequence when `randomSeed` is set.
@@ -305,14 +316,22 @@ public final class ActorSystem: Sendable {
         /// with `AskError` code `.systemShutDown`, so no awaiting task hangs.
         public let asksFailed: Int
 
-        /// Whether every actor stopped in time.
-        public var isClean: Bool { actorsNotStopped.isEmpty }
+        /// The coordinated-shutdown tasks that threw or timed out (`terminate()`); empty after
+        /// `shutdown()`, which runs none.
+        public internal(set) var failedTasks: [CoordinatedShutdown.TaskFailure] = []
+
+        /// Why the coordinated shutdown ran; `nil` after `shutdown()`.
+        public internal(set) var reason: ShutdownReason?
+
+        /// Whether every actor stopped in time and every shutdown task finished without failing.
+        public var isClean: Bool { actorsNotStopped.isEmpty && failedTasks.isEmpty }
 
         public var description: String {
-            var text = isClean ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
+            var text = actorsNotStopped.isEmpty ? "shutdown complete" : "shutdown timed out; still running: \(actorsNotStopped.map(\.path).joined(separator: ", "))"
             var dropped: [String] = []
             if deadLetters > 0 { dropped.append(deadLetters == 1 ? "1 dead letter" : "\(deadLetters) dead letters") }
             if asksFailed > 0 { dropped.append(asksFailed == 1 ? "1 ask failed" : "\(asksFailed) asks failed") }
+            if !failedTasks.isEmpty { dropped.append(failedTasks.count == 1 ? "1 shutdown task failed" : "\(failedTasks.count) shutdown tasks failed") }
             if !dropped.isEmpty { text += "; " + dropped.joined(separator: ", ") }
             return text
         }
@@ -330,11 +349,14 @@ public final class ActorSystem: Sendable {
         }
     }
 
-    /// Stops every actor gracefully and waits for them: children stop before parents, each
+    /// Stops every actor gracefully and waits for them, without the coordinated shutdown's
+    /// phases (`terminate()` runs them first): children stop before parents, each
     /// actor's post-stop handler runs, queued messages become dead letters. Then every ask
     /// still waiting fails (`AskError` code `.systemShutDown`), the system's pool threads
     /// finish what they run and exit (joined), and event observers are removed. Idempotent:
-    /// a later call waits again for any actor left, and counts from the same start.
+    /// a later call waits again for any actor left, and counts from the same start. The system
+    /// has then terminated: `registerOnTermination` callbacks run (once) and `whenTerminated`
+    /// returns; a coordinated shutdown in progress skips its remaining phases.
     ///
     /// Call it before dropping the last reference to a system: a system never shut down keeps
     /// its pool threads (and every live actor) forever.
@@ -356,6 +378,15 @@ public final class ActorSystem: Sendable {
     ///   letters and failed asks.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) async -> ShutdownReport {
+        coordinatedShutdown.plainShutdownStarted()
+        let report = await stopActorsAndThreads(timeout: timeout)
+        coordinatedShutdown.systemTerminated(report)
+        return report
+    }
+
+    /// What `shutdown()` and the last step of `terminate()` do: begin, wait for the actors,
+    /// fail the asks, join the pool, close the event stream.
+    func stopActorsAndThreads(timeout: Duration) async -> ShutdownReport {
         beginShutdown()
         let stoppedInTime = await guardian.waitUntilEmpty(timeout: timeout)
         let remaining = stoppedInTime ? [] : guardian.childTargets.map(\.address)

@@ -839,6 +839,41 @@ struct ActorsDocTests {
         #expect(system.deadLetterCount == 1)
     }
 
+    // MARK: Coordinated shutdown
+
+    @Test func coordinatedShutdown_phasesRunInOrder_thenTheCallbacks() async throws {
+        let system = ActorSystem(name: "svc", configuration: .init(scheduler: ImmediateScheduler(), logHandler: nil))
+        let log = Recorder()
+        let shutdown = system.coordinatedShutdown
+        try shutdown.addTask(phase: .serviceRequestsDone, name: "drain") { log.record("drain") }
+        try shutdown.addTask(phase: .serviceUnbind, name: "unbind") { log.record("unbind") }
+        system.registerOnTermination { log.record("terminated") }
+        let report = await system.terminate()
+        // log.all == ["unbind", "drain", "terminated"]; report.isClean, report.reason == .actorSystemTerminate
+        #expect(log.all == ["unbind", "drain", "terminated"])
+        #expect(report.isClean && report.reason == .actorSystemTerminate)
+    }
+
+    @Test func coordinatedShutdown_phaseTimeOut_onVirtualTime() async throws {
+        let started = AsyncGate()
+        let timers = TestScheduler()
+        let system = ActorSystem(name: "svc", configuration: .init(
+            scheduler: ImmediateScheduler(), timerScheduler: timers, logHandler: nil))
+        try system.coordinatedShutdown.addTask(phase: .serviceUnbind, name: "stuck") {
+            started.open(true)
+            try await Task.sleep(for: .seconds(3600))        // ends only when cancelled
+        }
+        let termination = Task { await system.terminate() }
+        // … once the task runs:
+        #expect(await started.wait())
+        timers.advance(by: .seconds(5))                      // service-unbind times out; the rest runs
+        let report = await termination.value
+        // report.failedTasks.map(\.description)
+        //   == ["shutdown task 'stuck' in phase service-unbind timed out after 5.0 seconds"]
+        #expect(report.failedTasks.map(\.description)
+            == ["shutdown task 'stuck' in phase service-unbind timed out after 5.0 seconds"])
+    }
+
     // MARK: Events and dead letters
 
     @Test func events_andDeadLetters() throws {
@@ -890,7 +925,7 @@ struct ActorsDocTests {
     // MARK: - The doc and these tests stay in sync
 
     @Test func snippetsOfTheDoc_appearInTheseTests() throws {
-        try docExpectSnippets(of: "docs/Actors.md", count: 40, inTestFile: #filePath)
+        try docExpectSnippets(of: "docs/Actors.md", count: 43, inTestFile: #filePath)
     }
 }
 
@@ -912,6 +947,19 @@ func docExpectSnippets(of doc: String, count: Int, inTestFile testFile: String, 
             searchFrom = testLines.index(after: found)
         }
     }
+}
+
+// MARK: - Coordinated shutdown: the signal hook
+
+/// The signal snippet of "Coordinated shutdown", compiled but never run (it ends the process);
+/// `CoordinatedShutdownTests` tests the hook with SIGUSR2.
+func coordinatedShutdownSignalSnippet(_ system: ActorSystem) -> Never {
+    system.coordinatedShutdown.installSignalHandlers([SIGINT, SIGTERM])
+    Task {
+        _ = await system.whenTerminated
+        exit(0)
+    }
+    dispatchMain()
 }
 
 // MARK: - Findings: behaviour that differs from the API's doc comments

@@ -11,6 +11,12 @@ import Mailbox
 /// await server.shutdown()                    // every client gets ERROR, connections are flushed
 /// ```
 ///
+/// The graceful shutdown is two tasks in the actor system's coordinated shutdown: in phase
+/// `service-unbind` the listener closes its socket; in `service-requests-done` every client
+/// gets `ERROR :Server shutting down` and its connection is flushed and closed. So
+/// `system.terminate()` (or a signal, with `installSignalHandlers`) shuts the server down
+/// gracefully too, also when it runs in a system of the application's.
+///
 /// The actors, all in `system` (its own, unless one is given): `/user/nicks` (the nick registry),
 /// `/user/channels` (the channel directory, a channel actor per channel under it),
 /// `/user/sessions` (a session actor per connection under it) and `/user/listener`. See
@@ -29,14 +35,15 @@ public final class ChatServer: Sendable {
     private let registry: ActorRef<RegistryMessage>
     private let directory: ActorRef<DirectoryMessage>
     private let sessions: ActorRef<SessionManagerMessage>
-    private let listener = Locked<ActorRef<ListenerMessage>?>(nil)
+    private let steps: ServerShutdown
 
     /// Starts the server's actors (it does not listen yet: see `listen()`).
     ///
     /// - Parameter system: the actor system to run in; by default the server makes its own (on
     ///   the default pool) and shuts it down in `shutdown()`.
     /// - Throws: `ActorSystemError` if the actors cannot be spawned (for example, names in use in
-    ///   a given system).
+    ///   a given system); `CoordinatedShutdownError` if a given system's coordinated shutdown
+    ///   has no `service-unbind` or `service-requests-done` phase, or has passed them.
     public init(configuration: ChatServerConfiguration, system: ActorSystem? = nil) throws {
         self.configuration = configuration
         ownsSystem = system == nil
@@ -50,14 +57,14 @@ public final class ChatServer: Sendable {
                                     name: "sessions")
         // Failures of the server's actors, as the runtime reports them, become the server's events.
         let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
-        failureObservation = system.events.observeValues { event in
+        let failureObservation = system.events.observeValues { event in
             guard case let .failed(address, error) = event,
                   paths.contains(where: { address.path == $0 || address.path.hasPrefix($0 + "/") }) else { return }
             context.publish(.failed(actor: address.path, error: "\(error)"))
         }
+        steps = ServerShutdown(context: context, sessions: sessions, tracker: tracker, failureObservation: failureObservation)
+        try steps.register(in: system)
     }
-
-    private let failureObservation: (any Disposable)?
 
     /// Binds `configuration.host:port` and starts accepting clients.
     ///
@@ -68,7 +75,7 @@ public final class ChatServer: Sendable {
         let socket = try TCPListener(host: configuration.host, port: configuration.port)
         let address = socket.localAddress
         let ref = try system.spawn(Listener.behavior(server: context, first: socket, address: address, sessions: sessions), name: "listener")
-        listener.withLock { $0 = ref }
+        steps.listenerStarted(ref)
         return address
     }
 
@@ -88,50 +95,39 @@ public final class ChatServer: Sendable {
     /// Connections not yet closed (including ones being flushed).
     public var openConnections: Int { tracker.openCount }
 
-    /// Shuts the server down gracefully: stops accepting, tells every client
-    /// `ERROR :Server shutting down`, waits until every connection is flushed and closed (at most
-    /// `timeout`), then shuts down the actor system if the server made it. Idempotent.
+    /// Shuts the server down gracefully: stops accepting (the listening socket is closed), tells
+    /// every client `ERROR :Server shutting down`, waits until every connection is flushed and
+    /// closed (at most `timeout`), then, if the server made its actor system, terminates it
+    /// (`system.terminate()`, whose phases find the server's two steps done). Idempotent.
+    ///
+    /// In a system of the application's, the application terminates the system instead: its
+    /// coordinated shutdown runs the same steps in phases `service-unbind` and
+    /// `service-requests-done` (bounded by their time-outs).
     public func shutdown(timeout: Duration = .seconds(5)) async {
-        context.publish(.shuttingDown)
-        listener.withLock { $0 }?.tell(.stop)
-        sessions.tell(.shutdown)
-        let tracker = tracker
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await tracker.waitUntilAllClosed() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
-        failureObservation?.dispose()
+        await steps.unbind()
+        await steps.closeSessions(timeout: timeout)
         if ownsSystem {
-            _ = await system.shutdown()
+            _ = await system.terminate()
         }
     }
 }
 
 extension ChatServer {
-    /// Shuts the server down gracefully (see `shutdown(timeout:)`) on the first SIGINT or SIGTERM,
-    /// then calls `completion` (where an executable exits).
+    /// Opt-in: on the first SIGINT or SIGTERM, runs the actor system's coordinated shutdown
+    /// (`system.coordinatedShutdown.installSignalHandlers`), which shuts the server down
+    /// gracefully (see `shutdown(timeout:)`) and then terminates the system; then calls
+    /// `completion` (where an executable exits).
     ///
-    /// The signals' default action is turned off for the process. Keep the returned sources alive
-    /// for as long as the signals should be handled.
-    public func shutdownOnTerminationSignals(then completion: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        let queue = DispatchQueue(label: "chat-server.signals")
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+    /// The signals' default action is turned off for the process until the system terminates
+    /// or the returned hook is disposed.
+    @discardableResult
+    public func shutdownOnTerminationSignals(then completion: @escaping @Sendable () -> Void) -> any Disposable {
+        let system = system
+        let hook = system.coordinatedShutdown.installSignalHandlers([SIGINT, SIGTERM])
+        Task {
+            _ = await system.whenTerminated
+            completion()
         }
-        let handled = Locked(false)
-        for source in sources {
-            source.setEventHandler { [self] in
-                guard handled.withLock({ handled in defer { handled = true }; return !handled }) else { return }
-                Task {
-                    await shutdown()
-                    completion()
-                }
-            }
-            source.resume()
-        }
-        return sources
+        return hook
     }
 }

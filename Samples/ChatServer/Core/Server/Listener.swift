@@ -5,7 +5,9 @@ enum ListenerMessage: Sendable {
     /// Accepting failed with an error the socket layer does not recover from by itself: the
     /// listener fails, and supervision restarts it (it binds the same address again).
     case acceptFailed(SocketError)
-    case stop
+    /// Close the listening socket (so that connects are refused from now on), answer `true`,
+    /// and stop.
+    case stop(replyTo: ActorRef<Bool>?)
 }
 
 /// An accept error the listener does not handle: a failure, so that supervision restarts it.
@@ -36,7 +38,9 @@ enum Listener {
                 case let .acceptFailed(error):
                     if error.isRecoverableAcceptError { return .same }
                     throw ListenerFailure(error: error)
-                case .stop:
+                case let .stop(replyTo):
+                    socket.close()
+                    replyTo?.tell(true)
                     return .stopped
                 }
             }

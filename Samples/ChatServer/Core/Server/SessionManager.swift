@@ -14,7 +14,8 @@ enum SessionManagerMessage: Sendable {
 final class ConnectionTracker: Sendable {
     private struct State {
         var open = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var nextWaiter: UInt64 = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Locked(State())
@@ -28,22 +29,30 @@ final class ConnectionTracker: Sendable {
             state.open -= 1
             guard state.open == 0 else { return [] }
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
     var openCount: Int { state.withLock { $0.open } }
 
-    /// Returns once no connection is open.
+    /// Returns once no connection is open, or once the task is cancelled.
     func waitUntilAllClosed() async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
-                if state.open == 0 { return true }
-                state.waiters.append(continuation)
-                return false
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if state.open == 0 || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }
