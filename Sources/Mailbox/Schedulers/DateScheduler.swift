@@ -30,6 +30,10 @@ public protocol DateScheduler: Scheduler {
     /// - Parameters:
     ///   - leeway: How late each run may be, giving the system room to coalesce wake-ups.
     /// - Returns: A disposable that stops the repetition.
+    /// - Precondition: `interval` is at least one nanosecond (a zero interval would fire
+    ///   without end at one instant); every scheduler here traps otherwise. An actor's timers
+    ///   check their interval first and fail the actor instead (`ActorSystemError` code
+    ///   `.invalidTimer`).
     @discardableResult
     func schedule(
         after date: Date,

@@ -76,6 +76,37 @@ struct HangRegressionTests {
         gate.open(count: 2)
     }
 
+    /// Cause 3, the rest of it (found by `Tests/stress.sh` after the fix above, as the same 20 s
+    /// stall in 1 run of 125): the worker woken for the rest woke nobody in turn. With three
+    /// jobs whose publishers all skipped their wake-up, the parking searcher took one and woke a
+    /// second worker, which took another from the shared queue and went on without waking the
+    /// third: the last job waited with a worker asleep. A worker back from parking that finds
+    /// more work queued now wakes another, so the chain reaches every job. Replayed exactly as
+    /// above, with three workers and three jobs.
+    @Test func workerWokenForQueuedJobs_wakesAnotherWhileMoreAreQueued() {
+        final class Flag: Sendable { let isArmed = Atomic<Bool>(false) }
+        let flag = Flag()
+        let inWindow = DispatchSemaphore(value: 0)
+        let queued = DispatchSemaphore(value: 0)
+        let pool = PoolScheduler(workerCount: 3, name: "chain", runNextLimit: 32, searchEndedEmpty: {
+            guard flag.isArmed.exchange(false, ordering: .acquiringAndReleasing) else { return }
+            inWindow.signal()
+            _ = queued.waitBounded()
+        })
+        defer { pool.shutdown() }
+        #expect(spinUntil { pool.sleepingWorkerCount == 3 })
+        flag.isArmed.store(true, ordering: .releasing)
+        // Wakes one worker; after this job its search comes back empty, into the hook.
+        pool.schedule {}
+        #expect(inWindow.waitBounded())
+        // All three publishers skip their wake-up: a worker is searching.
+        let gate = Gate()
+        for _ in 0..<3 { pool.schedule(gate.hold) }
+        queued.signal()
+        #expect(gate.waitUntilHeld(count: 3, timeout: .seconds(10)), "a queued job waited while a worker slept")
+        gate.open(count: 3)
+    }
+
     /// Cause 2 (a task suspended for ever): an ask in flight when the system shut down waited
     /// for its time-out, but a shut-down pool drops the time-out's timer, so the awaiting task
     /// was never resumed. Now `shutdown()` fails every pending ask.

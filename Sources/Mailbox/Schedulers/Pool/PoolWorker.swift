@@ -136,9 +136,24 @@ final class PoolWorker {
         PoolWorker.setCurrent(self)
         var tick = 0
         var runNextStreak = 0
+        var backFromPark = false
         while !pool.isShutdown.load(ordering: .relaxed) {
             tick &+= 1
-            if let job = nextJob(pool: pool, tick: tick, runNextStreak: &runNextStreak) ?? search(pool: pool) {
+            let job: Unmanaged<PoolJob>?
+            if let next = nextJob(pool: pool, tick: tick, runNextStreak: &runNextStreak) {
+                // Woken (or kept awake by `park`) for queued work, possibly for jobs whose
+                // publishers skipped their wake-up while a worker searched: pass the wake-up on
+                // while more is queued, so the chain reaches every job (`search` does the same
+                // for what it finds). Without it a third job could wait with a worker asleep.
+                if backFromPark, pool.globalCount.load(ordering: .relaxed) > 0 || localCount.load(ordering: .relaxed) > 0 {
+                    pool.wakeOneIfAnySleeps()
+                }
+                job = next
+            } else {
+                job = search(pool: pool)
+            }
+            backFromPark = false
+            if let job {
                 // The queue's retain (or, for an actor queued without one, its parent) keeps the
                 // job alive for the run; no extra retain needed.
                 if job._withUnsafeGuaranteedRef({ $0.runFromPool() }) {
@@ -146,6 +161,7 @@ final class PoolWorker {
                 }
             } else {
                 pool.park(self)
+                backFromPark = true
             }
         }
         PoolWorker.setCurrent(nil)

@@ -39,6 +39,8 @@ extension Signal {
     /// Sends the values collected during each `interval` on `scheduler`, as an array (an empty
     /// one too, unless `skipEmpty`). On completion the values still collected are sent first
     /// unless `discardWhenCompleted`; terminal events are forwarded on `scheduler`.
+    ///
+    /// - Precondition: `interval` is positive (the scheduler's repeating-action precondition).
     public func collect(every interval: DispatchTimeInterval, on scheduler: any DateScheduler, skipEmpty: Bool = false, discardWhenCompleted: Bool = true) -> Signal<[Value], Error> {
         Signal<[Value], Error> { downstream, lifetime in
             let collected = _Locked<[Value]>([])

@@ -60,6 +60,8 @@ extension Signal {
     /// input:  1-2-3-------4
     /// output: 1-----3-----4      (interval = 6 ticks)
     /// ```
+    ///
+    /// - Precondition: `interval >= 0`.
     public func throttle(_ interval: TimeInterval, on scheduler: any DateScheduler) -> Signal<Value, Error> {
         precondition(interval >= 0, "throttle requires a non-negative interval, not \(interval)")
         return Signal { downstream, lifetime in
@@ -126,6 +128,8 @@ extension Signal {
     /// output: ------2-----|        (interval = 4 ticks, discardWhenCompleted)
     /// output: ------2-------3|     (interval = 4 ticks, discardWhenCompleted: false)
     /// ```
+    ///
+    /// - Precondition: `interval >= 0`.
     public func debounce(_ interval: TimeInterval, on scheduler: any DateScheduler, discardWhenCompleted: Bool = true) -> Signal<Value, Error> {
         precondition(interval >= 0, "debounce requires a non-negative interval, not \(interval)")
         return Signal { downstream, lifetime in
@@ -178,6 +182,8 @@ extension Signal {
 
     /// Forwards events until `interval` seconds have passed on `scheduler`, then fails with
     /// `error` (unless the signal terminated first).
+    ///
+    /// - Precondition: `interval >= 0`.
     public func timeout(after interval: TimeInterval, raising error: Error, on scheduler: any DateScheduler) -> Signal<Value, Error> {
         precondition(interval >= 0, "timeout requires a non-negative interval, not \(interval)")
         return Signal { downstream, lifetime in

@@ -108,6 +108,8 @@ extension SignalProducer {
 
     /// On failure, starts this producer again, at most `count` more times; the last failure
     /// is forwarded.
+    ///
+    /// - Precondition: `count >= 0`.
     public func retry(upTo count: Int) -> SignalProducer<Value, Error> {
         precondition(count >= 0, "retry requires a non-negative count, not \(count)")
         if count == 0 { return self }
@@ -117,6 +119,8 @@ extension SignalProducer {
 
     /// On failure, starts this producer again after `interval` seconds on `scheduler`, at
     /// most `count` more times; the last failure is forwarded.
+    ///
+    /// - Precondition: `count >= 0`.
     public func retry(upTo count: Int, interval: TimeInterval, on scheduler: any DateScheduler) -> SignalProducer<Value, Error> {
         precondition(count >= 0, "retry requires a non-negative count, not \(count)")
         if count == 0 { return self }

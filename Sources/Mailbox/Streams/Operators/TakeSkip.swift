@@ -23,6 +23,7 @@ extension Signal {
     /// pass through and drop the buffer.
     ///
     /// - Complexity: O(`count`) memory.
+    /// - Precondition: `count >= 0`.
     @inlinable
     public func take(last count: Int) -> Signal<Value, Error> {
         precondition(count >= 0, "take(last:) requires a non-negative count, not \(count)")
@@ -91,6 +92,8 @@ extension Signal {
     }
 
     /// Drops the first `count` values.
+    ///
+    /// - Precondition: `count >= 0`.
     @inlinable
     public func skip(first count: Int) -> Signal<Value, Error> {
         precondition(count >= 0, "skip(first:) requires a non-negative count, not \(count)")
