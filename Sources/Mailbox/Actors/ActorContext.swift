@@ -166,7 +166,7 @@ public final class ActorContext<Message: Sendable> {
     ///   actor (another actor's child, this actor itself, a message adapter).
     public func stop<Child>(_ child: ActorRef<Child>) throws {
         cell.assertInMailboxRun()
-        let target = child.target
+        let target = child.target.actorTarget
         if children.contains(target) {
             target.sendSystem(.stop)
         } else if !isOrWasChild(target) {

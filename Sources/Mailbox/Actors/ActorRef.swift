@@ -51,7 +51,7 @@ public struct ActorRef<Message: Sendable>: Sendable, Hashable, CustomStringConve
     }
 
     /// This ref without its message type, for watching and comparing.
-    public var asAny: AnyActorRef { AnyActorRef(target) }
+    public var asAny: AnyActorRef { AnyActorRef(target.actorTarget) }
 
     public var description: String { "ActorRef<\(Message.self)>(\(address.path))" }
 

@@ -15,6 +15,8 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
     case dropped(Dropped)
     /// A behavior returned `.unhandled` for a message.
     case unhandled(ActorAddress, message: any Sendable)
+    /// A pool router's resizer changed its number of routees.
+    case poolResized(PoolResized)
 
     public var description: String {
         switch self {
@@ -25,6 +27,7 @@ public enum ActorSystemEvent: Sendable, CustomStringConvertible {
         case let .deadLetter(letter): return letter.description
         case let .dropped(drop): return drop.description
         case let .unhandled(address, message): return "unhandled by \(address.path): \(message)"
+        case let .poolResized(resize): return resize.description
         }
     }
 }

@@ -24,6 +24,6 @@ public struct AnyActorRef: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this is `ref`, whatever `ref`'s message type.
     public func `is`<Message>(_ ref: ActorRef<Message>) -> Bool {
-        target === ref.target
+        target === ref.target.actorTarget
     }
 }

@@ -58,7 +58,7 @@ public struct GroupRouter<Message: Sendable>: Sendable {
                 }) {
                     state.setRoutees(refs.sorted { $0.path < $1.path })
                 }
-                if !state.route(message) {
+                if state.route(message) == nil {
                     context.system.publishUndelivered(message, to: context.address, reason: .noRecipient)
                 }
                 return .same

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A router that spawns its routees as its children (Akka Typed's pool router).
 ///
 /// The router spawns `size` routees named `routee-0`, `routee-1`, … when it starts, each running
@@ -24,6 +26,7 @@ public struct PoolRouter<Message: Sendable>: Sendable {
     @usableFromInline var broadcast: (@Sendable (Message) -> Bool)?
     @usableFromInline var routeeProps = Props()
     @usableFromInline var routeeStrategy: SupervisorStrategy = .restart
+    @usableFromInline var resizer: Resizer?
 
     @usableFromInline
     init(size: Int, makeRoutee: @escaping @Sendable () -> Behavior<Message>) {
@@ -75,30 +78,97 @@ public struct PoolRouter<Message: Sendable>: Sendable {
         return copy
     }
 
-    /// The router as a behavior, for `spawn`.
+    /// Routes each message to the routee with the fewest messages queued or in hand.
+    public func withSmallestMailboxRouting() -> PoolRouter {
+        with(logic: .smallestMailbox)
+    }
+
+    /// Grows and shrinks the pool with its load, within the resizer's bounds (see `Resizer`).
+    /// The pool starts with `size` routees clamped to the bounds.
+    public func withResizer(_ resizer: Resizer) -> PoolRouter {
+        var copy = self
+        copy.resizer = resizer
+        return copy
+    }
+
+    /// The router's actor: spawns the routees, takes over the messages the senders' side could
+    /// not route, resizes, retires and removes routees. Inlinable, so that the routees' runs are
+    /// specialised where the pool is spawned.
     @inlinable
-    public var behavior: Behavior<Message> {
+    func routerBehavior(core: _PoolRouterCore<Message>) -> Behavior<_RouterCommand<Message>> {
         let router = self
         return .setup { context in
-            let state = RouterState(logic: router.logic, broadcast: router.broadcast, randomSeed: context.system.nextRandomSeed())
-            var routees: [ActorRef<Message>] = []
-            for index in 0..<router.size {
-                let routee = try context.spawn(
-                    Behavior<Message>.supervise(router.makeRoutee()).onFailure(router.routeeStrategy),
-                    name: "routee-\(index)", props: router.routeeProps)
-                context.watch(routee)
-                routees.append(routee)
+            var spawned = 0
+            func spawnRoutees(_ count: Int) throws -> [ActorRef<Message>] {
+                var routees: [ActorRef<Message>] = []
+                for _ in 0..<count {
+                    let routee = try context.spawn(
+                        Behavior<Message>.supervise(router.makeRoutee()).onFailure(router.routeeStrategy),
+                        name: "routee-\(spawned)", props: router.routeeProps)
+                    spawned += 1
+                    context.watch(routee)
+                    routees.append(routee)
+                }
+                return routees
             }
-            state.setRoutees(routees)
-            return Behavior<Message>.receive { context, message in
-                if !state.route(message) {
-                    context.system.publishUndelivered(message, to: context.address, reason: .noRecipient)
+            core.start(with: try spawnRoutees(router.resizer?.initialSize(router.size) ?? router.size),
+                       randomSeed: context.system.nextRandomSeed())
+            // Routees out of the routing, stopped once their mailboxes are empty.
+            var retiring: [ActorRef<Message>] = []
+            var lastResize: Date?
+
+            return Behavior<_RouterCommand<Message>>.receive { context, command in
+                switch command {
+                case let .route(message):
+                    if !core.routeForwarded(message) {
+                        context.system.publishUndelivered(message, to: context.address, reason: .noRecipient)
+                    }
+                case .sample:
+                    guard let resizer = router.resizer else { break }
+                    let (size, busy) = core.sample(busyAt: resizer.pressureThreshold)
+                    let now = context.scheduler.currentDate
+                    guard resizer.isCooledDown(since: lastResize, at: now) else { break }
+                    let change = resizer.change(size: size, busy: busy)
+                    guard change != 0 else { break }
+                    lastResize = now
+                    if change > 0 {
+                        core.add(try spawnRoutees(change))
+                    } else {
+                        retiring += core.retire(-change)
+                        context.timers.startSingleTimer(key: "retire", message: .retireCheck, delay: .zero)
+                    }
+                    core.publish(PoolResized(router: context.address, from: size, to: size + change, busy: busy), in: context.system)
+                case .retireCheck:
+                    // A retired routee gets nothing new; once its mailbox is empty it has handled
+                    // everything it accepted, and stops. Checked again until all have.
+                    var waiting = false
+                    for routee in retiring {
+                        if routee.target.mailboxDepth == 0 {
+                            try context.stop(routee)
+                        } else {
+                            waiting = true
+                        }
+                    }
+                    if waiting {
+                        context.timers.startSingleTimer(key: "retire", message: .retireCheck, delay: .milliseconds(1))
+                    }
                 }
                 return .same
             }.receiveLifecycle { _, event in
-                guard case let .terminated(ref) = event else { return .unhandled }
-                _ = state.remove(ref)
-                return state.routees.isEmpty ? .stopped : .same
+                switch event {
+                case let .terminated(ref):
+                    if let index = retiring.firstIndex(where: { $0.asAny == ref }) {
+                        retiring.remove(at: index)
+                    } else if core.remove(ref) == 0, retiring.isEmpty {
+                        return .stopped
+                    }
+                    return .same
+                case .postStop:
+                    core.stop()
+                    return .same
+                default:
+                    return .unhandled
+                }
             }
         }
     }

@@ -1,5 +1,5 @@
-/// The routees of one router and the state of its routing logic. Lives inside the router's
-/// actor: used only from its mailbox run, so it needs no lock. `@inlinable` throughout, so
+/// The routees of one router and the state of its routing logic. A group router keeps it inside
+/// its actor (used only from its mailbox run, no lock); a pool router under its core's lock. `@inlinable` throughout, so
 /// that it is specialised for the message type where the router is made.
 @usableFromInline
 final class RouterState<Message: Sendable> {
@@ -44,6 +44,13 @@ final class RouterState<Message: Sendable> {
             .map { RingPoint(hash: $0.hash, routee: $0.routee) }
     }
 
+    /// Uses `seed` for unseeded random routing (the system's source of randomness, known only
+    /// once the router runs).
+    @inlinable
+    func reseed(_ seed: UInt64) {
+        if case .random(nil) = logic.kind { randomState = seed }
+    }
+
     /// Removes `ref` if it is a routee; returns whether it was.
     @inlinable
     func remove(_ ref: AnyActorRef) -> Bool {
@@ -54,16 +61,16 @@ final class RouterState<Message: Sendable> {
         return true
     }
 
-    /// Sends `message` to the routee(s) the logic picks; `false` if there is no routee.
+    /// Sends `message` to the routee(s) the logic picks: what the routee's `tell` returned
+    /// (`.enqueued` for a broadcast), or nil if there is no routee.
     @inlinable
-    func route(_ message: Message) -> Bool {
-        guard !routees.isEmpty else { return false }
+    func route(_ message: Message) -> TellResult? {
+        guard !routees.isEmpty else { return nil }
         if let broadcast, broadcast(message) {
             for routee in routees { routee.tell(message) }
-            return true
+            return .enqueued
         }
-        routees[pick(message)].tell(message)
-        return true
+        return routees[pick(message)].tell(message)
     }
 
     @inlinable
@@ -85,6 +92,23 @@ final class RouterState<Message: Sendable> {
                 if ring[middle].hash < hash { low = middle + 1 } else { high = middle }
             }
             return ring[low == ring.count ? 0 : low].routee
+        case .smallestMailbox:
+            // From the routee after the last pick, so that ties (an idle pool) rotate.
+            let count = routees.count
+            var index = next < count ? next : 0
+            var best = index
+            var bestDepth = Int.max
+            for _ in 0..<count {
+                let depth = routees[index].target.mailboxDepth
+                if depth < bestDepth {
+                    best = index
+                    bestDepth = depth
+                    if depth == 0 { break }
+                }
+                index = index + 1 == count ? 0 : index + 1
+            }
+            next = best + 1 == count ? 0 : best + 1
+            return best
         }
     }
 }

@@ -37,10 +37,17 @@ extension ActorRefFactory {
     /// props are the pool's `withRouteeProps`).
     ///
     /// - Throws: as `spawn(_:name:props:)`.
+    ///
+    /// The returned ref routes on the sender's thread, straight into a routee's mailbox; the
+    /// router's own actor (at `name`, with `props`) spawns, resizes and removes the routees and
+    /// takes the messages sent before its first routees exist. Watching or stopping the ref
+    /// watches or stops that actor.
     @inlinable
     @discardableResult
     public func spawn<Message>(_ router: PoolRouter<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {
-        try spawn(router.behavior, name: name, props: props)
+        let core = _PoolRouterCore(logic: router.logic, broadcast: router.broadcast, messagesPerResize: router.resizer?.messagesPerResize ?? .max)
+        let actor = try spawn(router.routerBehavior(core: core), name: name, props: props)
+        return ActorRef(_PoolRouterTarget(router: actor, core: core) { message in core.tell(message, router: actor) })
     }
 
     /// Spawns a group router named `name`.

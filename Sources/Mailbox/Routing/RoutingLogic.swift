@@ -6,6 +6,10 @@
 ///   `key` extracts, on a ring with `virtualNodesFactor` points per routee; messages with the same
 ///   key go to the same routee while the routees do not change, and a routee's departure moves
 ///   only the keys it owned.
+/// - `smallestMailbox`: the routee with the fewest messages queued or in hand (an idle one if
+///   there is one), scanning from the routee after the last one picked so that ties rotate.
+///   It reads each routee's mailbox depth, which is a snapshot: two senders at the same moment
+///   may both pick the same routee.
 ///
 /// Thread-safety: a value; its closures must be thread-safe (they run in the router's actor).
 public struct RoutingLogic<Message: Sendable>: Sendable {
@@ -14,6 +18,7 @@ public struct RoutingLogic<Message: Sendable>: Sendable {
         case roundRobin
         case random(seed: UInt64?)
         case consistentHashing(virtualNodesFactor: Int, key: @Sendable (Message) -> String)
+        case smallestMailbox
     }
 
     @usableFromInline
@@ -27,6 +32,10 @@ public struct RoutingLogic<Message: Sendable>: Sendable {
     public static func random(seed: UInt64? = nil) -> RoutingLogic {
         RoutingLogic(kind: .random(seed: seed))
     }
+
+    /// The routee with the fewest messages queued or in hand (Akka's smallest-mailbox routing).
+    /// O(routees) per message.
+    public static var smallestMailbox: RoutingLogic { RoutingLogic(kind: .smallestMailbox) }
 
     /// The routee owning the hash of `key(message)` on a consistent-hashing ring.
     ///

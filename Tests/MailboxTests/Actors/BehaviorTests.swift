@@ -159,6 +159,7 @@ struct BehaviorTests {
             case let .deadLetter(letter): return "dead:\(letter.message)"
             case let .dropped(drop): return "dropped:\(drop.message)"
             case .unhandled: return "unhandled"
+            case .poolResized: return "resized"
             }
         }
         #expect(kinds == ["spawned", "failed", "stop by guardian", "stopped", "dead:3"])

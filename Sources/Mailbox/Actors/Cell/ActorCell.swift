@@ -213,6 +213,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     override var askScheduler: any DateScheduler { dateScheduler }
 
+    @usableFromInline
+    override var mailboxDepth: Int { pending.load(ordering: .relaxed) }
+
     /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one
     /// at a time per actor (see the type's documentation).
     override func run() {

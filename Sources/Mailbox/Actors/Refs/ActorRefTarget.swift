@@ -13,6 +13,12 @@ class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
     /// The scheduler whose clock times asks to this target.
     var askScheduler: any DateScheduler { system.timerScheduler }
 
+    /// Messages queued for the target and not yet handled, user and system, the one in hand
+    /// included (a snapshot); 0 for a target without a mailbox. Read by smallest-mailbox routing
+    /// and pool resizers.
+    @usableFromInline
+    var mailboxDepth: Int { 0 }
+
     @usableFromInline
     func tell(_ message: Message) -> TellResult {
         system.publishUndelivered(message, to: address, reason: .noRecipient)

@@ -35,6 +35,10 @@ class AnyTarget: PoolJob, @unchecked Sendable {
     /// owner.
     var watchedTarget: AnyTarget { self }
 
+    /// The target that stands for this one as an actor, for equality of erased refs and for
+    /// `ActorContext.stop`: itself, or a pool router's actor for the router's ref.
+    var actorTarget: AnyTarget { self }
+
     /// Delivers a system message. The default treats the target as terminated: a watch is
     /// answered with `terminated` at once, everything else is dropped.
     func sendSystem(_ message: SystemMessage) {

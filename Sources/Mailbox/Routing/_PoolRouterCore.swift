@@ -1,0 +1,223 @@
+/// What a pool router's ref and its actor share: the routees and the routing logic's state, so
+/// that a sender routes on its own thread, straight into a routee's mailbox (no hop through the
+/// router's mailbox, as Akka's classic routers do), while the router's actor spawns, retires and
+/// removes routees.
+///
+/// Locking: every stored field is protected by `lock`, except `size` (a property with its own
+/// lock, set only by the router's actor). A sender holds `lock` while it tells the routee, so a
+/// routee taken out of the routing gets nothing after the router saw it leave: a shrink never
+/// loses a message in flight. A routee that runs inline (an `ImmediateScheduler`) and tells the
+/// pool again re-enters on the same thread: `lock` detects it, and the nested call goes on
+/// without locking, which is safe because the outer call touches no state after its tell.
+@usableFromInline
+// Every mutable field is protected by `lock` (see above).
+final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
+    @usableFromInline let lock = Lock(detectingRecursion: ())
+    @usableFromInline let state: RouterState<Message>
+    /// Whether the router's actor has spawned its first routees; before that, messages wait in
+    /// its mailbox.
+    @usableFromInline var isStarted = false
+    /// Whether the router's actor has stopped: messages are then dead letters naming it.
+    @usableFromInline var isStopped = false
+    /// `.route` messages in the router's mailbox not yet routed. While any wait, new messages
+    /// queue behind them, so that every sender's order to each routee is kept.
+    @usableFromInline var forwarded = 0
+    /// Messages routed since the last resizer sample.
+    @usableFromInline var routedSinceSample = 0
+    /// Whether a sample has been asked of the router's actor and not yet taken.
+    @usableFromInline var isSampleRequested = false
+    /// Messages between two resizer samples; `Int.max` without a resizer.
+    @usableFromInline let messagesPerResize: Int
+    /// The routees taking messages (retiring ones not counted); set by the router's actor.
+    let size = MutableProperty(0)
+
+    @inlinable
+    init(logic: RoutingLogic<Message>, broadcast: (@Sendable (Message) -> Bool)?, messagesPerResize: Int) {
+        state = RouterState(logic: logic, broadcast: broadcast, randomSeed: 0)
+        self.messagesPerResize = messagesPerResize
+    }
+
+    // MARK: The senders' side
+
+    /// Routes `message` on the calling thread (see the type's documentation).
+    @inlinable
+    func tell(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        let locked = lock.lockUnlessHeldByCurrentThread()
+        defer { if locked { lock.unlock() } }
+        guard forwarded == 0, isStarted, let result = state.route(message) else {
+            return forward(message, to: router)
+        }
+        if messagesPerResize != .max {
+            routedSinceSample += 1
+            if routedSinceSample >= messagesPerResize, !isSampleRequested {
+                routedSinceSample = 0
+                isSampleRequested = true
+                router.tell(.sample)
+            }
+        }
+        return result
+    }
+
+    /// A message the senders' side cannot route: into the router's mailbox (not started yet,
+    /// others waiting there, or no routee: the router then names itself in the dead letter), or
+    /// a dead letter at once if the router has stopped. Called under `lock`.
+    @usableFromInline
+    func forward(_ message: Message, to router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        if isStopped {
+            router.target.system.publishUndelivered(message, to: router.address, reason: .recipientTerminated)
+            return .dropped(.recipientTerminated)
+        }
+        let result = router.tell(.route(message))
+        if result.isEnqueued { forwarded += 1 }
+        return result
+    }
+
+    // MARK: The router's side (inside its actor's mailbox run; not inlined: rare)
+
+    /// Locks unless this thread holds the lock already (a routee inline on this thread).
+    @usableFromInline
+    func withLock<T>(_ body: () -> T) -> T {
+        let locked = lock.lockUnlessHeldByCurrentThread()
+        defer { if locked { lock.unlock() } }
+        return body()
+    }
+
+    /// The first routees are in place: route from now on.
+    @usableFromInline
+    func start(with routees: [ActorRef<Message>], randomSeed: UInt64) {
+        withLock {
+            state.reseed(randomSeed)
+            state.setRoutees(routees)
+            isStarted = true
+        }
+        size.value = routees.count
+    }
+
+    /// Routes a message that waited in the router's mailbox; `false` if there was no routee.
+    @usableFromInline
+    func routeForwarded(_ message: Message) -> Bool {
+        withLock {
+            forwarded -= 1
+            return state.route(message) != nil
+        }
+    }
+
+    /// The number of routees and how many have at least `threshold` messages queued or in hand.
+    @usableFromInline
+    func sample(busyAt threshold: Int) -> (size: Int, busy: Int) {
+        withLock {
+            isSampleRequested = false
+            let busy = state.routees.reduce(0) { $0 + ($1.target.mailboxDepth >= threshold ? 1 : 0) }
+            return (state.routees.count, busy)
+        }
+    }
+
+    /// Adds routees at the end.
+    @usableFromInline
+    func add(_ routees: [ActorRef<Message>]) {
+        let count = withLock {
+            state.setRoutees(state.routees + routees)
+            return state.routees.count
+        }
+        size.value = count
+    }
+
+    /// Takes the `count` newest routees out of the routing and returns them.
+    @usableFromInline
+    func retire(_ count: Int) -> [ActorRef<Message>] {
+        let (retired, remaining) = withLock {
+            let retired = Array(state.routees.suffix(count))
+            state.setRoutees(Array(state.routees.dropLast(count)))
+            return (retired, state.routees.count)
+        }
+        size.value = remaining
+        return retired
+    }
+
+    /// Takes a terminated routee out of the routing; returns the routees left, or nil if `ref`
+    /// was not routed to.
+    @usableFromInline
+    func remove(_ ref: AnyActorRef) -> Int? {
+        let remaining: Int? = withLock { state.remove(ref) ? state.routees.count : nil }
+        if let remaining { size.value = remaining }
+        return remaining
+    }
+
+    /// The router's actor has stopped.
+    @usableFromInline
+    func stop() {
+        withLock {
+            isStopped = true
+            state.setRoutees([])
+        }
+        size.value = 0
+    }
+
+    /// Publishes a resize.
+    @usableFromInline
+    func publish(_ resize: PoolResized, in system: ActorSystem) {
+        system.publish(.poolResized(resize))
+    }
+}
+
+/// What a pool router's actor handles (internal: the pool's ref takes `Message`).
+@usableFromInline
+enum _RouterCommand<Message: Sendable>: Sendable, CustomStringConvertible {
+    /// A message that could not be routed on the sender's thread.
+    case route(Message)
+    /// Take a resizer sample.
+    case sample
+    /// See whether retired routees have emptied their mailboxes.
+    case retireCheck
+
+    @usableFromInline
+    var description: String {
+        switch self {
+        case let .route(message): return "\(message)"
+        case .sample: return "resizer sample"
+        case .retireCheck: return "retire check"
+        }
+    }
+}
+
+/// A pool router's ref target: `tell` routes on the sender's thread through the core; watching,
+/// stopping and comparing the ref address the router's actor.
+@usableFromInline
+// Immutable after init (the core has its own lock).
+final class _PoolRouterTarget<Message: Sendable>: ActorRefTarget<Message>, @unchecked Sendable {
+    let router: ActorRefTarget<_RouterCommand<Message>>
+    let core: _PoolRouterCore<Message>
+    /// `core.tell`, formed where the pool was spawned: specialised for `Message` there.
+    let route: (Message) -> TellResult
+
+    @usableFromInline
+    init(router: ActorRef<_RouterCommand<Message>>, core: _PoolRouterCore<Message>, route: @escaping (Message) -> TellResult) {
+        self.router = router.target
+        self.core = core
+        self.route = route
+        super.init(address: router.address, system: router.target.system)
+    }
+
+    override func tell(_ message: Message) -> TellResult {
+        route(message)
+    }
+
+    override var watchedTarget: AnyTarget { router }
+
+    override var actorTarget: AnyTarget { router }
+
+    override func sendSystem(_ message: SystemMessage) {
+        router.sendSystem(message)
+    }
+}
+
+extension ActorRef {
+    /// For a pool router's ref (from `spawn(_:name:props:)` with a `PoolRouter`): its number of
+    /// routees taking messages, following every resize and every routee that leaves; nil for any
+    /// other ref. Retired routees still finishing their mailboxes are not counted.
+    ///
+    /// Thread-safety: a property; observers run on the router's actor's thread.
+    public var poolSize: Property<Int>? {
+        (target as? _PoolRouterTarget<Message>).map { Property(capturing: $0.core.size) }
+    }
+}
