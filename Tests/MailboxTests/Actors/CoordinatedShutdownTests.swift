@@ -319,7 +319,11 @@ struct CoordinatedShutdownTests {
 
     @Test func tellsAfterTermination_areDeadLettersOrDropped_neverACrash() async throws {
         // On the default pool: after termination its threads are gone.
-        let system = ActorSystem(name: "late", configuration: .init(poolWorkerCount: 2, logHandler: nil))
+        // Generous phase time-outs: a task's Swift `Task` can wait seconds for a thread of a
+        // starved cooperative pool (the whole suite under ThreadSanitizer on two cores).
+        let system = ActorSystem(name: "late", configuration: .init(
+            poolWorkerCount: 2, logHandler: nil,
+            coordinatedShutdown: .init(defaultPhaseTimeout: .seconds(120), phaseTimeouts: [:])))
         let echo = try system.spawn(Behavior<String>.receiveMessage { _ in .same }, name: "echo")
         let deadLetters = Inbox<String>()
         system.deadLetters.observeValues { deadLetters.record("\($0.message)") }
