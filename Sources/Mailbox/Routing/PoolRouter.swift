@@ -91,8 +91,8 @@ public struct PoolRouter<Message: Sendable>: Sendable {
         return copy
     }
 
-    /// The router's actor: spawns the routees, takes over the messages the senders' side could
-    /// not route, resizes, retires and removes routees. Inlinable, so that the routees' runs are
+    /// The router's actor: spawns the routees, resizes, retires and removes them (messages go
+    /// from their senders straight to the routees, see `_PoolRouterCore`). Inlinable, so that the routees' runs are
     /// specialised where the pool is spawned.
     @inlinable
     func routerBehavior(core: _PoolRouterCore<Message>) -> Behavior<_RouterCommand<Message>> {
@@ -119,10 +119,6 @@ public struct PoolRouter<Message: Sendable>: Sendable {
 
             return Behavior<_RouterCommand<Message>>.receive { context, command in
                 switch command {
-                case let .route(message):
-                    if !core.routeForwarded(message) {
-                        context.system.publishUndelivered(message, to: context.address, reason: .noRecipient)
-                    }
                 case .sample:
                     guard let resizer = router.resizer else { break }
                     let (size, busy) = core.sample(busyAt: resizer.pressureThreshold)
@@ -164,7 +160,7 @@ public struct PoolRouter<Message: Sendable>: Sendable {
                     }
                     return .same
                 case .postStop:
-                    core.stop()
+                    core.stop(context.address, in: context.system)
                     return .same
                 default:
                     return .unhandled

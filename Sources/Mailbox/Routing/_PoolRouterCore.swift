@@ -3,6 +3,10 @@
 /// router's mailbox, as Akka's classic routers do), while the router's actor spawns, retires and
 /// removes routees.
 ///
+/// Messages sent before the router's actor has spawned its first routees wait in the core and
+/// are routed, in order, the moment they exist (in the same locked section), so nothing sent
+/// later overtakes them.
+///
 /// Locking: every stored field is protected by `lock`, except `size` (a property with its own
 /// lock, set only by the router's actor). A sender holds `lock` while it tells the routee, so a
 /// routee taken out of the routing gets nothing after the router saw it leave: a shrink never
@@ -15,13 +19,12 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     @usableFromInline let lock = Lock(detectingRecursion: ())
     @usableFromInline let state: RouterState<Message>
     /// Whether the router's actor has spawned its first routees; before that, messages wait in
-    /// its mailbox.
+    /// `waiting`.
     @usableFromInline var isStarted = false
     /// Whether the router's actor has stopped: messages are then dead letters naming it.
     @usableFromInline var isStopped = false
-    /// `.route` messages in the router's mailbox not yet routed. While any wait, new messages
-    /// queue behind them, so that every sender's order to each routee is kept.
-    @usableFromInline var forwarded = 0
+    /// Messages sent before the first routees existed, in order; routed when they do.
+    @usableFromInline var waiting: [Message] = []
     /// Messages routed since the last resizer sample.
     @usableFromInline var routedSinceSample = 0
     /// Whether a sample has been asked of the router's actor and not yet taken.
@@ -44,8 +47,8 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     func tell(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
         let locked = lock.lockUnlessHeldByCurrentThread()
         defer { if locked { lock.unlock() } }
-        guard forwarded == 0, isStarted, let result = state.route(message) else {
-            return forward(message, to: router)
+        guard isStarted, let result = state.route(message) else {
+            return notRouted(message, router: router)
         }
         if messagesPerResize != .max {
             routedSinceSample += 1
@@ -58,18 +61,25 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         return result
     }
 
-    /// A message the senders' side cannot route: into the router's mailbox (not started yet,
-    /// others waiting there, or no routee: the router then names itself in the dead letter), or
-    /// a dead letter at once if the router has stopped. Called under `lock`.
+    /// A message with no routee to take it: kept for the first routees if the router has not
+    /// started yet, otherwise a dead letter naming the router (it has stopped, or has no routee
+    /// left and is stopping). Called under `lock`.
     @usableFromInline
-    func forward(_ message: Message, to router: ActorRef<_RouterCommand<Message>>) -> TellResult {
-        if isStopped {
-            router.target.system.publishUndelivered(message, to: router.address, reason: .recipientTerminated)
-            return .dropped(.recipientTerminated)
+    func notRouted(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        let system = router.target.system
+        if !isStarted, !isStopped {
+            if !router.target.hasTerminated {
+                waiting.append(message)
+                return .enqueued
+            }
+            // The router failed before it started: what waited is undeliverable too.
+            isStopped = true
+            for waiter in waiting { system.publishUndelivered(waiter, to: router.address, reason: .recipientTerminated) }
+            waiting = []
         }
-        let result = router.tell(.route(message))
-        if result.isEnqueued { forwarded += 1 }
-        return result
+        let reason: DeadLetter.Reason = isStopped ? .recipientTerminated : .noRecipient
+        system.publishUndelivered(message, to: router.address, reason: reason)
+        return .dropped(reason)
     }
 
     // MARK: The router's side (inside its actor's mailbox run; not inlined: rare)
@@ -82,24 +92,18 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         return body()
     }
 
-    /// The first routees are in place: route from now on.
+    /// The first routees are in place: the messages that waited for them are routed, in order,
+    /// and every message from now on is routed by its sender.
     @usableFromInline
     func start(with routees: [ActorRef<Message>], randomSeed: UInt64) {
         withLock {
             state.reseed(randomSeed)
             state.setRoutees(routees)
             isStarted = true
+            for message in waiting { _ = state.route(message) }
+            waiting = []
         }
         size.value = routees.count
-    }
-
-    /// Routes a message that waited in the router's mailbox; `false` if there was no routee.
-    @usableFromInline
-    func routeForwarded(_ message: Message) -> Bool {
-        withLock {
-            forwarded -= 1
-            return state.route(message) != nil
-        }
     }
 
     /// The number of routees and how many have at least `threshold` messages queued or in hand.
@@ -143,13 +147,16 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         return remaining
     }
 
-    /// The router's actor has stopped.
+    /// The router's actor has stopped: what still waits for a first routee is undeliverable.
     @usableFromInline
-    func stop() {
-        withLock {
+    func stop(_ router: ActorAddress, in system: ActorSystem) {
+        let undelivered: [Message] = withLock {
             isStopped = true
             state.setRoutees([])
+            defer { waiting = [] }
+            return waiting
         }
+        for message in undelivered { system.publishUndelivered(message, to: router, reason: .recipientTerminated) }
         size.value = 0
     }
 
@@ -163,8 +170,6 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
 /// What a pool router's actor handles (internal: the pool's ref takes `Message`).
 @usableFromInline
 enum _RouterCommand<Message: Sendable>: Sendable, CustomStringConvertible {
-    /// A message that could not be routed on the sender's thread.
-    case route(Message)
     /// Take a resizer sample.
     case sample
     /// See whether retired routees have emptied their mailboxes.
@@ -173,7 +178,6 @@ enum _RouterCommand<Message: Sendable>: Sendable, CustomStringConvertible {
     @usableFromInline
     var description: String {
         switch self {
-        case let .route(message): return "\(message)"
         case .sample: return "resizer sample"
         case .retireCheck: return "retire check"
         }

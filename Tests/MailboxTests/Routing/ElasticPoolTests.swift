@@ -44,21 +44,38 @@ struct ElasticPoolTests {
         #expect(handled(by: "routee-1", log) == ["1", "3"])
     }
 
-    @Test func messagesSentBeforeTheFirstRoutees_keepTheirOrderWithThoseSentAfter() throws {
+    @Test func messagesSentBeforeTheFirstRoutees_waitForThem_andKeepTheirOrderWithThoseSentAfter() throws {
         let (system, scheduler) = makeTestSystem()
         let routerScheduler = StepScheduler()
         let log = Inbox<String>()
-        let pool = try system.spawn(Routers.pool(size: 2, Self.routee(log)), name: "pool",
-                                    props: Props(scheduler: routerScheduler, runLength: 1))
-        for n in 0..<4 { pool.tell(.job(n)) }   // no routee yet: they wait in the router's mailbox
-        routerScheduler.runOne()                 // start, then one message routed; three still wait
-        for n in 4..<6 { pool.tell(.job(n)) }    // must queue behind them, not overtake them
-        routerScheduler.runAll()
-        for n in 6..<8 { pool.tell(.job(n)) }    // nothing waits any more: routed directly
-        #expect(routerScheduler.queued == 0)
+        let dead = Inbox<String>()
+        system.deadLetters.observeValues { dead.record("\($0)") }
+        let pool = try system.spawn(Routers.pool(size: 2, Self.routee(log)), name: "pool", props: Props(scheduler: routerScheduler))
+        for n in 0..<4 { #expect(pool.tell(.job(n)) == .enqueued) }   // no routee yet: they wait
         scheduler.runDue()
-        #expect(handled(by: "routee-0", log) == ["0", "2", "4", "6"])
-        #expect(handled(by: "routee-1", log) == ["1", "3", "5", "7"])
+        #expect(log.values.isEmpty)
+        routerScheduler.runAll()                 // the routees exist: the four are routed first
+        for n in 4..<6 { pool.tell(.job(n)) }
+        scheduler.runDue()
+        #expect(handled(by: "routee-0", log) == ["0", "2", "4"])
+        #expect(handled(by: "routee-1", log) == ["1", "3", "5"])
+        #expect(dead.values.isEmpty)
+    }
+
+    @Test func aPoolStoppedRightAfterItsStart_accountsForEveryMessage() throws {
+        let (system, scheduler) = makeTestSystem()
+        let routerScheduler = StepScheduler()
+        let dead = Inbox<String>()
+        system.deadLetters.observeValues { dead.record("\($0.recipient.path) \($0.message)") }
+        let pool = try system.spawn(Routers.pool(size: 2) { Behavior<Int>.ignore }, name: "pool", props: Props(scheduler: routerScheduler))
+        pool.tell(1)
+        pool.tell(2)
+        system.beginShutdown()                   // stopped in its first run, right after its start
+        routerScheduler.runAll()                 // the two waiting went to the routees...
+        scheduler.runDue()                       // ...which stopped before handling them
+        routerScheduler.runAll()                 // the router hears of it and terminates
+        #expect(pool.tell(3) == .dropped(.recipientTerminated))
+        #expect(dead.values == ["/user/pool/routee-0 1", "/user/pool/routee-1 2", "/user/pool 3"])
     }
 
     @Test func thePoolsRef_watchesStopsAndComparesAsItsRoutersActor() throws {

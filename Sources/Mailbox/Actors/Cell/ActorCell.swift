@@ -216,6 +216,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     override var mailboxDepth: Int { pending.load(ordering: .relaxed) }
 
+    override var hasTerminated: Bool { isTerminated() }
+
     /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one
     /// at a time per actor (see the type's documentation).
     override func run() {

@@ -19,6 +19,9 @@ class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
     @usableFromInline
     var mailboxDepth: Int { 0 }
 
+    /// Whether the target is an actor that has terminated (false for other targets).
+    var hasTerminated: Bool { false }
+
     @usableFromInline
     func tell(_ message: Message) -> TellResult {
         system.publishUndelivered(message, to: address, reason: .noRecipient)
