@@ -32,6 +32,25 @@ struct RoutingDocTests {
                                      "/user/pool/routee-1 5", "/user/pool/routee-2 3", "/user/pool/routee-2 6"])
     }
 
+    @Test func anElasticPool() throws {
+        let (system, scheduler, log) = docTestSystem()
+        let work = TestScheduler()     // the routees' scheduler: here they fall behind until it runs
+        let pool = try system.spawn(
+            Routers.pool(size: 2) { worker(log: log) }
+                .withResizer(Resizer(lowerBound: 2, upperBound: 4, messagesPerResize: 2))
+                .withRouteeProps(Props(scheduler: work)),
+            name: "elastic")
+        scheduler.advance(by: .nanoseconds(0))          // the router starts with 2 routees
+        for job in 1...8 {
+            pool.tell(.work(job))
+            scheduler.advance(by: .nanoseconds(0))      // the router samples every 2 messages
+        }
+        // pool.poolSize?.value == 4: every routee was busy, so the pool grew to its upper bound
+        work.advance(by: .nanoseconds(0))               // the routees catch up: all 8 handled
+        #expect(pool.poolSize?.value == 4)
+        #expect(log.all.count == 8)
+    }
+
     @Test func theReceptionist() throws {
         let (system, scheduler, log) = docTestSystem()
         let workers = ServiceKey<Job>("workers")
@@ -61,6 +80,6 @@ let listed = system.receptionist.find(workers).sorted { $0.path < $1.path }
     }
 
     @Test func snippetsOfTheDoc_appearInTheseTests() throws {
-        try docExpectSnippets(of: "docs/Routing.md", count: 4, inTestFile: #filePath)
+        try docExpectSnippets(of: "docs/Routing.md", count: 5, inTestFile: #filePath)
     }
 }
