@@ -49,7 +49,11 @@ extension Signal {
     /// terminal event interrupts the signal.
     public static func reentrantUnserialized(_ generator: (_ observer: Observer, _ lifetime: Lifetime) -> Void) -> Signal {
         Signal { input, lifetime in
-            let emitter = _Emitter((), downstream: input)
+            // A one-byte placeholder state, not `()`: in unspecialised code ThreadSanitizer puts
+            // the `inout` access to a zero-sized stored property at the object's first bytes,
+            // where other threads read the class's metadata pointer outside the lock, and reports
+            // a race that is not one.
+            let emitter = _Emitter(false, downstream: input)
             generator(Observer { event in emitter.update { _, outbox in outbox.append(event) } }, lifetime)
         }
     }
