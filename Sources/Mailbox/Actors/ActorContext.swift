@@ -15,6 +15,9 @@ public final class ActorContext<Message: Sendable> {
 
     /// The children, in start order. Mailbox run only.
     var children = ChildRegistry()
+    /// `Props.idleHook`: set before the cell is published, read by each mailbox run.
+    @usableFromInline
+    let idleHook: (@Sendable (ObjectIdentifier) -> Void)?
     /// Actors watching this one. Mailbox run only.
     var watchers: [ObjectIdentifier: AnyTarget] = [:]
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
@@ -62,9 +65,10 @@ public final class ActorContext<Message: Sendable> {
         timerStorage?.cancelAll()
     }
 
-    init(cell: ActorCell<Message>, stashCapacity: Int) {
+    init(cell: ActorCell<Message>, stashCapacity: Int, idleHook: (@Sendable (ObjectIdentifier) -> Void)? = nil) {
         self.cell = cell
         self.stashCapacity = Int32(clamping: stashCapacity)
+        self.idleHook = idleHook
     }
 
     deinit {

@@ -17,6 +17,11 @@ public struct Props: Sendable {
     /// How many messages the actor may stash; stashing one more throws `StashOverflowError`.
     public var stashCapacity: Int
 
+    /// Called after each mailbox run that leaves the actor with nothing queued, with the
+    /// actor's identity (a balancing pool's routees pull their next message with it). Internal.
+    @usableFromInline
+    var idleHook: (@Sendable (ObjectIdentifier) -> Void)?
+
     /// Creates props; every parameter has the default described on its property.
     public init(mailbox: MailboxCapacity = .unbounded, scheduler: (any Scheduler)? = nil, runLength: Int? = nil, stashCapacity: Int = 1_000) {
         precondition(runLength.map { $0 > 0 } ?? true, "runLength must be positive")

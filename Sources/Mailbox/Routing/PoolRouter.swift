@@ -27,6 +27,8 @@ public struct PoolRouter<Message: Sendable>: Sendable {
     @usableFromInline var routeeProps = Props()
     @usableFromInline var routeeStrategy: SupervisorStrategy = .restart
     @usableFromInline var resizer: Resizer?
+    /// The shared queue's capacity of a balancing pool; nil for routing by logic.
+    @usableFromInline var balancingCapacity: Int?
 
     @usableFromInline
     init(size: Int, makeRoutee: @escaping @Sendable () -> Behavior<Message>) {
@@ -99,12 +101,17 @@ public struct PoolRouter<Message: Sendable>: Sendable {
         let router = self
         return .setup { context in
             var spawned = 0
+            var routeeProps = router.routeeProps
+            if router.balancingCapacity != nil {
+                // A routee that has emptied its mailbox pulls the next waiting message.
+                routeeProps.idleHook = { [weak core] identity in core?.routeeIsIdle(identity) }
+            }
             func spawnRoutees(_ count: Int) throws -> [ActorRef<Message>] {
                 var routees: [ActorRef<Message>] = []
                 for _ in 0..<count {
                     let routee = try context.spawn(
                         Behavior<Message>.supervise(router.makeRoutee()).onFailure(router.routeeStrategy),
-                        name: "routee-\(spawned)", props: router.routeeProps)
+                        name: "routee-\(spawned)", props: routeeProps)
                     spawned += 1
                     context.watch(routee)
                     routees.append(routee)

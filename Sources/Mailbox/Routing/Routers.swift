@@ -25,6 +25,24 @@ public enum Routers {
         return PoolRouter(size: size, makeRoutee: routee)
     }
 
+    /// A balancing pool (Akka's `BalancingPool`, work pulling): `size` routees from `routee`
+    /// that pull their messages from one shared queue, each taking the next only when it has
+    /// finished the last, so that a slow routee never holds work an idle one could do (for tasks
+    /// of uneven length). At most `queueCapacity` messages wait: `tell` drops what does not fit
+    /// (a `Dropped` naming the pool) and `send` suspends until there is room. No order between
+    /// routees; the queue is first in, first out. Supervision, props and resizers as for `pool`.
+    ///
+    /// - Precondition: `size` and `queueCapacity` are positive (construction-time errors).
+    @inlinable
+    public static func balancingPool<Message>(
+        size: Int, queueCapacity: Int = 10_000, _ routee: @escaping @Sendable () -> Behavior<Message>
+    ) -> PoolRouter<Message> {
+        precondition(queueCapacity > 0, "a balancing pool needs a positive queue capacity, not \(queueCapacity)")
+        var pool = pool(size: size, routee)
+        pool.balancingCapacity = queueCapacity
+        return pool
+    }
+
     /// A router over the actors registered under `key`; see `GroupRouter`.
     @inlinable
     public static func group<Message>(_ key: ServiceKey<Message>) -> GroupRouter<Message> {
@@ -45,7 +63,9 @@ extension ActorRefFactory {
     @inlinable
     @discardableResult
     public func spawn<Message>(_ router: PoolRouter<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {
-        let core = _PoolRouterCore(logic: router.logic, broadcast: router.broadcast, messagesPerResize: router.resizer?.messagesPerResize ?? .max)
+        let core = _PoolRouterCore(
+            logic: router.logic, broadcast: router.broadcast,
+            messagesPerResize: router.resizer?.messagesPerResize ?? .max, balancingCapacity: router.balancingCapacity)
         let actor = try spawn(router.routerBehavior(core: core), name: name, props: props)
         return ActorRef(_PoolRouterTarget(router: actor, core: core) { message in core.tell(message, router: actor) })
     }

@@ -34,11 +34,32 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     /// The routees taking messages (retiring ones not counted); set by the router's actor.
     let size = MutableProperty(0)
 
+    // MARK: Work pulling (a balancing pool)
+
+    /// Whether routees pull their messages from `queue` (a balancing pool) instead of being
+    /// picked by the routing logic.
+    @usableFromInline let isBalancing: Bool
+    /// Messages waiting for a routee to be free, oldest first from `queueHead`.
+    @usableFromInline var queue: [Message] = []
+    @usableFromInline var queueHead = 0
+    /// At most this many messages wait in `queue`; `tell` drops more, `send` waits for room.
+    @usableFromInline let queueCapacity: Int
+    /// Routees with nothing to do, waiting for their next message.
+    @usableFromInline var idle: [ActorRef<Message>] = []
+    /// Senders suspended in `send(_:)` until `queue` has room (its own lock).
+    @usableFromInline let roomWaiters = RoomWaiters()
+
     @inlinable
-    init(logic: RoutingLogic<Message>, broadcast: (@Sendable (Message) -> Bool)?, messagesPerResize: Int) {
+    init(logic: RoutingLogic<Message>, broadcast: (@Sendable (Message) -> Bool)?, messagesPerResize: Int, balancingCapacity: Int?) {
         state = RouterState(logic: logic, broadcast: broadcast, randomSeed: 0)
         self.messagesPerResize = messagesPerResize
+        isBalancing = balancingCapacity != nil
+        queueCapacity = balancingCapacity ?? 0
     }
+
+    /// Messages waiting in `queue`. Under `lock`.
+    @inlinable
+    var queued: Int { queue.count - queueHead }
 
     // MARK: The senders' side
 
@@ -47,7 +68,13 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     func tell(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
         let locked = lock.lockUnlessHeldByCurrentThread()
         defer { if locked { lock.unlock() } }
-        guard isStarted, let result = state.route(message) else {
+        let routed: TellResult?
+        if isBalancing {
+            routed = isStarted ? handOver(message, router: router) : nil
+        } else {
+            routed = isStarted ? state.route(message) : nil
+        }
+        guard let result = routed else {
             return notRouted(message, router: router)
         }
         if messagesPerResize != .max {
@@ -59,6 +86,80 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// A balancing pool's message: to an idle routee, else into the queue, else dropped
+    /// (naming the pool). Nil if the pool has no routee. Under `lock`.
+    @inlinable
+    func handOver(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult? {
+        while let routee = idle.popLast() {
+            if !routee.target.hasTerminated { return routee.tell(message) }
+        }
+        guard !state.routees.isEmpty else { return nil }
+        if queued < queueCapacity {
+            enqueue(message)
+            return .enqueued
+        }
+        return dropForLackOfRoom(message, router: router)
+    }
+
+    @inlinable
+    func enqueue(_ message: Message) {
+        if queueHead > 0, queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        }
+        queue.append(message)
+    }
+
+    /// The oldest waiting message, if any. Under `lock`.
+    @usableFromInline
+    func dequeue() -> Message? {
+        guard queueHead < queue.count else { return nil }
+        let message = queue[queueHead]
+        queueHead += 1
+        if queueHead >= 1_024, queueHead * 2 >= queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+        return message
+    }
+
+    @usableFromInline
+    func dropForLackOfRoom(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        router.target.system.publishUndelivered(message, to: router.address, reason: .mailboxFull(.dropNewest))
+        return .dropped(.mailboxFull(.dropNewest))
+    }
+
+    /// `send(_:)` for a balancing pool: hands the message over if there is room, else returns
+    /// false without dropping it.
+    @usableFromInline
+    func offer(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult? {
+        withLock {
+            if isStarted, !isStopped, idle.isEmpty, !state.routees.isEmpty, queued >= queueCapacity { return nil }
+            return tell(message, router: router)
+        }
+    }
+
+    /// A balancing pool's routee has emptied its mailbox: it takes the oldest waiting message,
+    /// or waits for the next. Called on the routee's thread after its run, with its identity
+    /// (it may already be another run's, or have terminated).
+    @usableFromInline
+    func routeeIsIdle(_ identity: ObjectIdentifier) {
+        let freedRoom: Bool = withLock {
+            guard let routee = state.routees.first(where: { ObjectIdentifier($0.target) == identity }),
+                  !routee.target.hasTerminated else { return false }
+            if let message = dequeue() {
+                // Listed idle too (a run of system messages only ended): take it off, so that it
+                // holds one message at a time.
+                idle.removeAll { $0 == routee }
+                routee.tell(message)
+                return true
+            }
+            if !idle.contains(routee) { idle.append(routee) }
+            return false
+        }
+        if freedRoom { roomWaiters.resumeOne() }
     }
 
     /// A message with no routee to take it: kept for the first routees if the router has not
@@ -100,7 +201,14 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
             state.reseed(randomSeed)
             state.setRoutees(routees)
             isStarted = true
-            for message in waiting { _ = state.route(message) }
+            idle = isBalancing ? routees.reversed() : []
+            for message in waiting {
+                if isBalancing {
+                    if let routee = idle.popLast() { routee.tell(message) } else { enqueue(message) }
+                } else {
+                    _ = state.route(message)
+                }
+            }
             waiting = []
         }
         size.value = routees.count
@@ -121,6 +229,12 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     func add(_ routees: [ActorRef<Message>]) {
         let count = withLock {
             state.setRoutees(state.routees + routees)
+            if isBalancing {
+                // New routees take waiting messages first, then wait for more.
+                for routee in routees {
+                    if let message = dequeue() { routee.tell(message) } else { idle.append(routee) }
+                }
+            }
             return state.routees.count
         }
         size.value = count
@@ -132,6 +246,7 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         let (retired, remaining) = withLock {
             let retired = Array(state.routees.suffix(count))
             state.setRoutees(Array(state.routees.dropLast(count)))
+            idle.removeAll { retired.contains($0) }
             return (retired, state.routees.count)
         }
         size.value = remaining
@@ -142,7 +257,10 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     /// was not routed to.
     @usableFromInline
     func remove(_ ref: AnyActorRef) -> Int? {
-        let remaining: Int? = withLock { state.remove(ref) ? state.routees.count : nil }
+        let remaining: Int? = withLock {
+            idle.removeAll { $0.asAny == ref }
+            return state.remove(ref) ? state.routees.count : nil
+        }
         if let remaining { size.value = remaining }
         return remaining
     }
@@ -153,10 +271,16 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         let undelivered: [Message] = withLock {
             isStopped = true
             state.setRoutees([])
-            defer { waiting = [] }
-            return waiting
+            idle = []
+            defer {
+                waiting = []
+                queue = []
+                queueHead = 0
+            }
+            return waiting + queue[queueHead...]
         }
         for message in undelivered { system.publishUndelivered(message, to: router, reason: .recipientTerminated) }
+        roomWaiters.recipientTerminated { system.publishUndelivered($0, to: router, reason: .recipientTerminated) }
         size.value = 0
     }
 
@@ -204,6 +328,22 @@ final class _PoolRouterTarget<Message: Sendable>: ActorRefTarget<Message>, @unch
 
     override func tell(_ message: Message) -> TellResult {
         route(message)
+    }
+
+    /// A balancing pool waits while its queue is full; other pools tell.
+    override func send(_ message: Message) async throws {
+        let router = ActorRef(self.router)
+        while true {
+            if let result = core.offer(message, router: router) {
+                if case let .dropped(reason) = result { throw SendError(recipient: address, reason: reason) }
+                return
+            }
+            do {
+                try await core.roomWaiters.wait(for: message) { [core] in core.withLock { core.queued < core.queueCapacity || core.isStopped } }
+            } catch is RoomWaiters.RecipientTerminated {
+                throw SendError(recipient: address, reason: .recipientTerminated)
+            }
+        }
     }
 
     override var watchedTarget: AnyTarget { router }

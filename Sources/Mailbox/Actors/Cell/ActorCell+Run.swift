@@ -51,12 +51,17 @@ extension ActorCell {
         // Read before the activation is released: `scheduleRun` sets it for the next run.
         let wasRetained = runIsRetained
         let parks = isParkingForRestart
+        let idleHook = context.idleHook
+        let identity = ObjectIdentifier(self)
         if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
             if parks {
                 park()
             } else {
                 scheduleRun()
             }
+        } else if let idleHook {
+            // Idle: the cell may already be another run's (or freed); only its identity goes on.
+            idleHook(identity)
         }
         return wasRetained
     }

@@ -184,7 +184,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         self.parent = parent
         super.init(address: address, system: system, isActorCell: true, parent: parent)
         // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
-        context = ActorContext(cell: self, stashCapacity: props.stashCapacity)
+        context = ActorContext(cell: self, stashCapacity: props.stashCapacity, idleHook: props.idleHook)
     }
 
     deinit {
@@ -216,6 +216,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     override var mailboxDepth: Int { pending.load(ordering: .relaxed) }
 
+    @usableFromInline
     override var hasTerminated: Bool { isTerminated() }
 
     /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one

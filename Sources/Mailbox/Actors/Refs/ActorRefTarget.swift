@@ -20,6 +20,7 @@ class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
     var mailboxDepth: Int { 0 }
 
     /// Whether the target is an actor that has terminated (false for other targets).
+    @usableFromInline
     var hasTerminated: Bool { false }
 
     @usableFromInline
