@@ -113,7 +113,7 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     }
 
     /// The oldest waiting message, if any. Under `lock`.
-    @usableFromInline
+    @inlinable
     func dequeue() -> Message? {
         guard queueHead < queue.count else { return nil }
         let message = queue[queueHead]
@@ -143,23 +143,27 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
 
     /// A balancing pool's routee has emptied its mailbox: it takes the oldest waiting message,
     /// or waits for the next. Called on the routee's thread after its run, with its identity
-    /// (it may already be another run's, or have terminated).
-    @usableFromInline
+    /// (it may already be another run's, or have terminated). Inlinable: specialised where the
+    /// pool is made, as it runs once per message.
+    @inlinable
     func routeeIsIdle(_ identity: ObjectIdentifier) {
-        let freedRoom: Bool = withLock {
-            guard let routee = state.routees.first(where: { ObjectIdentifier($0.target) == identity }),
-                  !routee.target.hasTerminated else { return false }
+        let locked = lock.lockUnlessHeldByCurrentThread()
+        var freedRoom = false
+        if let index = state.routees.firstIndex(where: { ObjectIdentifier($0.target) == identity }),
+           !state.routees[index].target.hasTerminated {
+            let routee = state.routees[index]
             if let message = dequeue() {
                 // Listed idle too (a run of system messages only ended): take it off, so that it
                 // holds one message at a time.
-                idle.removeAll { $0 == routee }
+                if !idle.isEmpty { idle.removeAll { $0 == routee } }
                 routee.tell(message)
-                return true
+                freedRoom = true
+            } else if !idle.contains(routee) {
+                idle.append(routee)
             }
-            if !idle.contains(routee) { idle.append(routee) }
-            return false
         }
-        if freedRoom { roomWaiters.resumeOne() }
+        if locked { lock.unlock() }
+        if freedRoom, roomWaiters.waitingCount > 0 { roomWaiters.resumeOne() }
     }
 
     /// A message with no routee to take it: kept for the first routees if the router has not

@@ -25,6 +25,7 @@ final class RoomWaiters: Sendable {
     private let count = Atomic<Int>(0)
 
     /// The number of senders waiting.
+    @usableFromInline
     var waitingCount: Int { count.load(ordering: .relaxed) }
 
     /// Suspends until resumed (a slot was freed), unless `hasRoom` is already true after
@@ -63,6 +64,7 @@ final class RoomWaiters: Sendable {
         }
     }
 
+    @usableFromInline
     func resumeOne() {
         guard count.load(ordering: .sequentiallyConsistent) > 0 else { return }
         let waiter: Waiter? = state.withLockedValue { state in
