@@ -65,9 +65,7 @@ final class _PropertyBox<Value> {
         valueLock.lock()
         storage = newValue
         valueLock.unlock()
-        let outcome = core.deliverWhileSending(newValue)
-        core.sendLock.unlock()
-        core.finishSending(outcome)
+        core.deliverAndUnlock(newValue)
     }
 
     /// `set` on the thread that holds `sendLock` (from an observer, or `withValue`).
@@ -97,9 +95,7 @@ final class _PropertyBox<Value> {
         let newValue = storage
         valueLock.unlock()
         if isOutermost {
-            let outcome = core.deliverWhileSending(newValue)
-            core.sendLock.unlock()
-            core.finishSending(outcome)
+            core.deliverAndUnlock(newValue)
         } else {
             core.deliverNestedWhileSending(newValue)
         }
