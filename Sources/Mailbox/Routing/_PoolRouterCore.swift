@@ -149,8 +149,10 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     func routeeIsIdle(_ identity: ObjectIdentifier) {
         let locked = lock.lockUnlessHeldByCurrentThread()
         var freedRoom = false
+        // Only a routee with nothing queued or in hand, seen under the lock every hand-over takes,
+        // is idle: a notice from a run that ended before its latest message came is stale.
         if let index = state.routees.firstIndex(where: { ObjectIdentifier($0.target) == identity }),
-           !state.routees[index].target.hasTerminated {
+           state.routees[index].target.mailboxDepth == 0, !state.routees[index].target.hasTerminated {
             let routee = state.routees[index]
             if let message = dequeue() {
                 // Listed idle too (a run of system messages only ended): take it off, so that it
