@@ -25,7 +25,9 @@ public struct Resizer: Sendable, Equatable {
     /// The most routees the pool ever has.
     public var upperBound: Int
     /// A routee with at least this many messages queued or in hand counts as busy (1: any
-    /// message, the one it is handling included; 2: at least one waiting).
+    /// message, the one it is handling included; 2: at least one waiting). In a balancing pool
+    /// (one message per routee at a time) a routee is busy while it holds a message, and the
+    /// pool is fully busy only while at least this many messages wait in its queue.
     public var pressureThreshold: Int
     /// When every routee is busy, the pool grows by `ceil(rampupRate × size)`.
     public var rampupRate: Double

@@ -221,12 +221,21 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     }
 
     /// The number of routees and how many have at least `threshold` messages queued or in hand.
+    ///
+    /// In a balancing pool a routee holds at most one message, so a routee counts as busy when it
+    /// holds one, and the pool counts as fully busy only while messages also wait in its queue:
+    /// routees that all happen to be working with nothing waiting are keeping up.
     @usableFromInline
     func sample(busyAt threshold: Int) -> (size: Int, busy: Int) {
         withLock {
             isSampleRequested = false
+            let size = state.routees.count
+            if isBalancing {
+                let working = state.routees.reduce(0) { $0 + ($1.target.mailboxDepth > 0 ? 1 : 0) }
+                return (size, queued >= threshold ? working : min(working, size - 1))
+            }
             let busy = state.routees.reduce(0) { $0 + ($1.target.mailboxDepth >= threshold ? 1 : 0) }
-            return (state.routees.count, busy)
+            return (size, busy)
         }
     }
 
