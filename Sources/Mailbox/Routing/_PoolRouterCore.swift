@@ -7,7 +7,8 @@
 /// are routed, in order, the moment they exist (in the same locked section), so nothing sent
 /// later overtakes them.
 ///
-/// Locking: every stored field is protected by `lock`, except `size` (a property with its own
+/// Locking: every stored field is protected by `lock` (so none needs a dynamic exclusivity
+/// check), except `size` (a property with its own
 /// lock, set only by the router's actor). A sender holds `lock` while it tells the routee, so a
 /// routee taken out of the routing gets nothing after the router saw it leave: a shrink never
 /// loses a message in flight. A routee that runs inline (an `ImmediateScheduler`) and tells the
@@ -20,19 +21,19 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     @usableFromInline let state: RouterState<Message>
     /// Whether the router's actor has spawned its first routees; before that, messages wait in
     /// `waiting`.
-    @usableFromInline var isStarted = false
+    @usableFromInline @exclusivity(unchecked) var isStarted = false
     /// Whether the router's actor has stopped: messages are then dead letters naming it.
-    @usableFromInline var isStopped = false
+    @usableFromInline @exclusivity(unchecked) var isStopped = false
     /// Messages sent before the first routees existed, in order; routed when they do.
-    @usableFromInline var waiting: [Message] = []
+    @usableFromInline @exclusivity(unchecked) var waiting: [Message] = []
     /// Messages routed since the last resizer sample.
-    @usableFromInline var routedSinceSample = 0
+    @usableFromInline @exclusivity(unchecked) var routedSinceSample = 0
     /// Whether a sample has been asked of the router's actor and not yet taken.
-    @usableFromInline var isSampleRequested = false
+    @usableFromInline @exclusivity(unchecked) var isSampleRequested = false
     /// Messages between two resizer samples; `Int.max` without a resizer.
     @usableFromInline let messagesPerResize: Int
     /// The routees taking messages (retiring ones not counted); set by the router's actor.
-    let size = MutableProperty(0)
+    @usableFromInline let size = MutableProperty(0)
 
     // MARK: Work pulling (a balancing pool)
 
@@ -40,12 +41,12 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     /// picked by the routing logic.
     @usableFromInline let isBalancing: Bool
     /// Messages waiting for a routee to be free, oldest first from `queueHead`.
-    @usableFromInline var queue: [Message] = []
-    @usableFromInline var queueHead = 0
+    @usableFromInline @exclusivity(unchecked) var queue: [Message] = []
+    @usableFromInline @exclusivity(unchecked) var queueHead = 0
     /// At most this many messages wait in `queue`; `tell` drops more, `send` waits for room.
     @usableFromInline let queueCapacity: Int
     /// Routees with nothing to do, waiting for their next message.
-    @usableFromInline var idle: [ActorRef<Message>] = []
+    @usableFromInline @exclusivity(unchecked) var idle: [ActorRef<Message>] = []
     /// Senders suspended in `send(_:)` until `queue` has room (its own lock).
     @usableFromInline let roomWaiters = RoomWaiters()
 
@@ -192,7 +193,7 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     // MARK: The router's side (inside its actor's mailbox run; not inlined: rare)
 
     /// Locks unless this thread holds the lock already (a routee inline on this thread).
-    @usableFromInline
+    @inlinable
     func withLock<T>(_ body: () -> T) -> T {
         let locked = lock.lockUnlessHeldByCurrentThread()
         defer { if locked { lock.unlock() } }
@@ -201,7 +202,7 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
 
     /// The first routees are in place: the messages that waited for them are routed, in order,
     /// and every message from now on is routed by its sender.
-    @usableFromInline
+    @inlinable
     func start(with routees: [ActorRef<Message>], randomSeed: UInt64) {
         withLock {
             state.reseed(randomSeed)
@@ -240,7 +241,7 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     }
 
     /// Adds routees at the end.
-    @usableFromInline
+    @inlinable
     func add(_ routees: [ActorRef<Message>]) {
         let count = withLock {
             state.setRoutees(state.routees + routees)
