@@ -320,6 +320,12 @@ public final class ActorContext<Message: Sendable> {
             }
             cell.handle(message)
         }
+        // A stash never quite emptied (one message unstashed per tick, messages stashed again)
+        // would otherwise keep every replayed slot and, after 2³¹ of them, overflow `stashHead`.
+        if stashHead >= 1_024, Int(stashHead) * 2 >= stashed.count {
+            stashed.removeFirst(Int(stashHead))
+            stashHead = 0
+        }
         return .same
     }
 

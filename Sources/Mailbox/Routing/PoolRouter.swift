@@ -113,6 +113,7 @@ public struct PoolRouter<Message: Sendable>: Sendable {
                         Behavior<Message>.supervise(router.makeRoutee()).onFailure(router.routeeStrategy),
                         name: "routee-\(spawned)", props: routeeProps)
                     spawned += 1
+                    if spawned == 1 { core.noteScheduler(of: routee) }
                     context.watch(routee)
                     routees.append(routee)
                 }
@@ -120,8 +121,11 @@ public struct PoolRouter<Message: Sendable>: Sendable {
             }
             core.start(with: try spawnRoutees(router.resizer?.initialSize(router.size) ?? router.size),
                        randomSeed: context.system.nextRandomSeed())
-            // Routees out of the routing, stopped once their mailboxes are empty.
+            // Routees out of the routing, stopped once their mailboxes are empty; those told to
+            // stop; how long until the next look at them (doubling up to 64 ms while one is busy).
             var retiring: [ActorRef<Message>] = []
+            var stopping: Set<AnyActorRef> = []
+            var retireCheckDelay = Duration.milliseconds(1)
             var lastResize: Date?
 
             return Behavior<_RouterCommand<Message>>.receive { context, command in
@@ -138,6 +142,7 @@ public struct PoolRouter<Message: Sendable>: Sendable {
                         core.add(try spawnRoutees(change))
                     } else {
                         retiring += core.retire(-change)
+                        retireCheckDelay = .milliseconds(1)
                         context.timers.startSingleTimer(key: "retire", message: .retireCheck, delay: .zero)
                     }
                     core.publish(PoolResized(router: context.address, from: size, to: size + change, busy: busy), in: context.system)
@@ -145,27 +150,33 @@ public struct PoolRouter<Message: Sendable>: Sendable {
                     // A retired routee gets nothing new; once its mailbox is empty it has handled
                     // everything it accepted, and stops. Checked again until all have.
                     var waiting = false
-                    for routee in retiring {
+                    for routee in retiring where !stopping.contains(routee.asAny) {
                         if routee.target.mailboxDepth == 0 {
+                            stopping.insert(routee.asAny)
                             try context.stop(routee)
                         } else {
                             waiting = true
                         }
                     }
                     if waiting {
-                        context.timers.startSingleTimer(key: "retire", message: .retireCheck, delay: .milliseconds(1))
+                        context.timers.startSingleTimer(key: "retire", message: .retireCheck, delay: retireCheckDelay)
+                        retireCheckDelay = min(retireCheckDelay * 2, .milliseconds(64))
                     }
                 }
                 return .same
             }.receiveLifecycle { _, event in
                 switch event {
                 case let .terminated(ref):
+                    let remaining: Int
                     if let index = retiring.firstIndex(where: { $0.asAny == ref }) {
                         retiring.remove(at: index)
-                    } else if core.remove(ref) == 0, retiring.isEmpty {
-                        return .stopped
+                        stopping.remove(ref)
+                        remaining = core.activeCount
+                    } else {
+                        remaining = core.remove(ref) ?? core.activeCount
                     }
-                    return .same
+                    // The last routee gone (retiring ones included): the router stops.
+                    return remaining == 0 && retiring.isEmpty ? .stopped : .same
                 case .postStop:
                     core.stop(context.address, in: context.system)
                     return .same

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```
 /// all routees busy                       -> grow by ceil(rampupRate × size)
-/// busy / size < backoffThreshold         -> shrink by max(1, floor(backoffRate × size))
+/// busy / size < backoffThreshold         -> shrink by ceil(backoffRate × size)
 /// otherwise                              -> keep the size
 /// then clamp to lowerBound...upperBound, and wait `cooldown` before the next change
 /// ```
@@ -21,30 +21,30 @@ import Foundation
 /// Thread-safety: a value.
 public struct Resizer: Sendable, Equatable {
     /// The fewest routees the pool keeps.
-    public var lowerBound: Int
+    public let lowerBound: Int
     /// The most routees the pool ever has.
-    public var upperBound: Int
+    public let upperBound: Int
     /// A routee with at least this many messages queued or in hand counts as busy (1: any
     /// message, the one it is handling included; 2: at least one waiting). In a balancing pool
     /// (one message per routee at a time) a routee is busy while it holds a message, and the
     /// pool is fully busy only while at least this many messages wait in its queue.
-    public var pressureThreshold: Int
+    public let pressureThreshold: Int
     /// When every routee is busy, the pool grows by `ceil(rampupRate × size)`.
-    public var rampupRate: Double
+    public let rampupRate: Double
     /// When fewer than this fraction of the routees are busy, the pool shrinks (0 never shrinks).
-    public var backoffThreshold: Double
-    /// Shrinking removes `max(1, floor(backoffRate × size))` routees.
-    public var backoffRate: Double
+    public let backoffThreshold: Double
+    /// Shrinking removes `ceil(backoffRate × size)` routees (Akka: `floor(-backoffRate × size)`).
+    public let backoffRate: Double
     /// The router samples its routees once per this many messages routed.
-    public var messagesPerResize: Int
+    public let messagesPerResize: Int
     /// The least time between two resizes, on the router's scheduler clock (virtual on a
     /// `TestScheduler`).
-    public var cooldown: Duration
+    public let cooldown: Duration
 
     /// A resizer; the defaults are Akka's.
     ///
     /// - Precondition: `1 <= lowerBound <= upperBound`, `pressureThreshold >= 1`,
-    ///   `rampupRate > 0`, `0 <= backoffThreshold < 1`, `0 <= backoffRate <= 1`,
+    ///   `0 < rampupRate <= 1000`, `0 <= backoffThreshold < 1`, `0 <= backoffRate <= 1`,
     ///   `messagesPerResize >= 1` and `cooldown >= .zero` (construction-time errors).
     public init(
         lowerBound: Int = 1,
@@ -58,7 +58,7 @@ public struct Resizer: Sendable, Equatable {
     ) {
         precondition(lowerBound >= 1 && lowerBound <= upperBound, "a resizer needs 1 <= lowerBound <= upperBound, not \(lowerBound)...\(upperBound)")
         precondition(pressureThreshold >= 1, "pressureThreshold must be at least 1, not \(pressureThreshold)")
-        precondition(rampupRate > 0, "rampupRate must be positive, not \(rampupRate)")
+        precondition(rampupRate > 0 && rampupRate <= 1_000, "rampupRate must be in 0<..1000, not \(rampupRate)")
         precondition(backoffThreshold >= 0 && backoffThreshold < 1, "backoffThreshold must be in 0..<1, not \(backoffThreshold)")
         precondition(backoffRate >= 0 && backoffRate <= 1, "backoffRate must be in 0...1, not \(backoffRate)")
         precondition(messagesPerResize >= 1, "messagesPerResize must be at least 1, not \(messagesPerResize)")
@@ -80,7 +80,7 @@ public struct Resizer: Sendable, Equatable {
         if size > 0, busy >= size {
             proposed += Int((rampupRate * Double(size)).rounded(.up))
         } else if size > 0, backoffRate > 0, Double(busy) / Double(size) < backoffThreshold {
-            proposed -= max(1, Int((backoffRate * Double(size)).rounded(.down)))
+            proposed -= Int((backoffRate * Double(size)).rounded(.up))
         }
         return min(max(proposed, lowerBound), upperBound) - size
     }

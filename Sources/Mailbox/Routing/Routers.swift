@@ -57,9 +57,11 @@ extension ActorRefFactory {
     /// - Throws: as `spawn(_:name:props:)`.
     ///
     /// The returned ref routes on the sender's thread, straight into a routee's mailbox; the
-    /// router's own actor (at `name`, with `props`) spawns, resizes and removes the routees and
-    /// takes the messages sent before its first routees exist. Watching or stopping the ref
-    /// watches or stops that actor.
+    /// router's own actor (at `name`, with `props`) spawns, resizes and removes the routees.
+    /// Messages sent before the first routees exist wait (unbounded) and are routed in order
+    /// when they do. Watching or stopping the ref watches or stops that actor. A pool holds a
+    /// lock while it tells a routee: an observer of dead letters or drops that blocks on another
+    /// thread which is telling the same pool can deadlock (do not block in such observers).
     @inlinable
     @discardableResult
     public func spawn<Message>(_ router: PoolRouter<Message>, name: String, props: Props = Props()) throws -> ActorRef<Message> {

@@ -11,7 +11,8 @@
 ///   It reads each routee's mailbox depth, which is a snapshot: two senders at the same moment
 ///   may both pick the same routee.
 ///
-/// Thread-safety: a value; its closures must be thread-safe (they run in the router's actor).
+/// Thread-safety: a value; its closures must be thread-safe (a pool runs them on the sender's
+/// thread, under its lock; a group router in its actor).
 public struct RoutingLogic<Message: Sendable>: Sendable {
     @usableFromInline
     enum Kind: Sendable {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a pool router's ref and its actor share: the routees and the routing logic's state, so
 /// that a sender routes on its own thread, straight into a routee's mailbox (no hop through the
 /// router's mailbox, as Akka's classic routers do), while the router's actor spawns, retires and
@@ -8,12 +10,16 @@
 /// later overtakes them.
 ///
 /// Locking: every stored field is protected by `lock` (so none needs a dynamic exclusivity
-/// check), except `size` (a property with its own
-/// lock, set only by the router's actor). A sender holds `lock` while it tells the routee, so a
-/// routee taken out of the routing gets nothing after the router saw it leave: a shrink never
-/// loses a message in flight. A routee that runs inline (an `ImmediateScheduler`) and tells the
-/// pool again re-enters on the same thread: `lock` detects it, and the nested call goes on
-/// without locking, which is safe because the outer call touches no state after its tell.
+/// check), except `size` (a property with its own lock, set only by the router's actor) and
+/// the atomics. A sender holds `lock` while it tells the routee, so a routee taken out of the
+/// routing gets nothing after the router saw it leave: a shrink never loses a message in flight.
+/// Dead letters and drops of the pool's own are published after the lock is released. Routees
+/// on an `ImmediateScheduler` would run inside the lock: their runs are deferred until it is
+/// released (`Trampoline.deferringRuns`). Should the same thread still come back while holding
+/// it (a routee's bounded mailbox publishing a drop to an observer that tells the pool), `lock`
+/// detects it and the nested call goes on without locking: the outer call is then inside a
+/// routee's `tell`, and what it does afterwards (counting for the resizer) does not depend on
+/// state the nested call changes.
 @usableFromInline
 // Every mutable field is protected by `lock` (see above).
 final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
@@ -30,6 +36,9 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var routedSinceSample = 0
     /// Whether a sample has been asked of the router's actor and not yet taken.
     @usableFromInline @exclusivity(unchecked) var isSampleRequested = false
+    /// Whether the routees run on an `ImmediateScheduler` (inline, on the sending thread); set
+    /// by the router's actor when it spawns them, read without the lock.
+    @usableFromInline let routeesRunInlineFlag = Atomic<Bool>(false)
     /// Messages between two resizer samples; `Int.max` without a resizer.
     @usableFromInline let messagesPerResize: Int
     /// The routees taking messages (retiring ones not counted); set by the router's actor.
@@ -67,18 +76,43 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     /// Routes `message` on the calling thread (see the type's documentation).
     @inlinable
     func tell(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        if routeesRunInlineFlag.load(ordering: .relaxed) { return tellDeferringInlineRuns(message, router: router) }
+        return tellNow(message, router: router)
+    }
+
+    /// `tell` for routees on an `ImmediateScheduler`: their runs (and whatever they tell) wait
+    /// until the lock is released, instead of running inside it.
+    @usableFromInline
+    func tellDeferringInlineRuns(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        Trampoline.deferringRuns { tellNow(message, router: router) }
+    }
+
+    @inlinable
+    func tellNow(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
         let locked = lock.lockUnlessHeldByCurrentThread()
-        defer { if locked { lock.unlock() } }
-        let routed: TellResult?
-        if isBalancing {
-            routed = isStarted ? handOver(message, router: router) : nil
+        var result: TellResult = .enqueued
+        // A refusal of ours, published once the lock is released (observers of dead letters and
+        // drops are user code).
+        var refusal: DeadLetter.Reason?
+        if !isStarted {
+            refusal = keepUntilStarted(message, router: router)
+        } else if isBalancing {
+            if let routee = takeIdleRoutee() {
+                result = routee.tell(message)
+            } else if state.routees.isEmpty {
+                refusal = isStopped ? .recipientTerminated : .noRecipient
+            } else if queued < queueCapacity {
+                enqueue(message)
+            } else {
+                refusal = .mailboxFull(.dropNewest)
+            }
+        } else if let routed = state.route(message) {
+            result = routed
         } else {
-            routed = isStarted ? state.route(message) : nil
+            // No routee left: the router has stopped, or is stopping with its last routee.
+            refusal = isStopped ? .recipientTerminated : .noRecipient
         }
-        guard let result = routed else {
-            return notRouted(message, router: router)
-        }
-        if messagesPerResize != .max {
+        if refusal == nil, messagesPerResize != .max, !isStopped {
             routedSinceSample += 1
             if routedSinceSample >= messagesPerResize, !isSampleRequested {
                 routedSinceSample = 0
@@ -86,22 +120,25 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
                 router.tell(.sample)
             }
         }
-        return result
+        if locked { lock.unlock() }
+        guard let refusal else { return result }
+        return refuse(message, reason: refusal, router: router)
     }
 
-    /// A balancing pool's message: to an idle routee, else into the queue, else dropped
-    /// (naming the pool). Nil if the pool has no routee. Under `lock`.
+    /// An idle routee of a balancing pool, taken off the idle list. Under `lock`.
     @inlinable
-    func handOver(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult? {
+    func takeIdleRoutee() -> ActorRef<Message>? {
         while let routee = idle.popLast() {
-            if !routee.target.hasTerminated { return routee.tell(message) }
+            if !routee.target.hasTerminated { return routee }
         }
-        guard !state.routees.isEmpty else { return nil }
-        if queued < queueCapacity {
-            enqueue(message)
-            return .enqueued
-        }
-        return dropForLackOfRoom(message, router: router)
+        return nil
+    }
+
+    /// Publishes `message` as undelivered, naming the pool. Not under `lock`.
+    @usableFromInline
+    func refuse(_ message: Message, reason: DeadLetter.Reason, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        router.target.system.publishUndelivered(message, to: router.address, reason: reason)
+        return .dropped(reason)
     }
 
     @inlinable
@@ -124,12 +161,6 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
             queueHead = 0
         }
         return message
-    }
-
-    @usableFromInline
-    func dropForLackOfRoom(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
-        router.target.system.publishUndelivered(message, to: router.address, reason: .mailboxFull(.dropNewest))
-        return .dropped(.mailboxFull(.dropNewest))
     }
 
     /// `send(_:)` for a balancing pool: hands the message over if there is room, else returns
@@ -169,25 +200,21 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         if freedRoom, roomWaiters.waitingCount > 0 { roomWaiters.resumeOne() }
     }
 
-    /// A message with no routee to take it: kept for the first routees if the router has not
-    /// started yet, otherwise a dead letter naming the router (it has stopped, or has no routee
-    /// left and is stopping). Called under `lock`.
+    /// A message sent before the first routees exist: kept for them (nil), or refused if the
+    /// router has stopped (or failed before it started: what waited is refused too, here, under
+    /// the lock — the router is gone, so no observer can be waiting for this pool). Under `lock`.
     @usableFromInline
-    func notRouted(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
-        let system = router.target.system
-        if !isStarted, !isStopped {
-            if !router.target.hasTerminated {
-                waiting.append(message)
-                return .enqueued
-            }
-            // The router failed before it started: what waited is undeliverable too.
-            isStopped = true
-            for waiter in waiting { system.publishUndelivered(waiter, to: router.address, reason: .recipientTerminated) }
-            waiting = []
+    func keepUntilStarted(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> DeadLetter.Reason? {
+        if isStopped { return .recipientTerminated }
+        if !router.target.hasTerminated {
+            waiting.append(message)
+            return nil
         }
-        let reason: DeadLetter.Reason = isStopped ? .recipientTerminated : .noRecipient
-        system.publishUndelivered(message, to: router.address, reason: reason)
-        return .dropped(reason)
+        isStopped = true
+        let system = router.target.system
+        for waiter in waiting { system.publishUndelivered(waiter, to: router.address, reason: .recipientTerminated) }
+        waiting = []
+        return .recipientTerminated
     }
 
     // MARK: The router's side (inside its actor's mailbox run; not inlined: rare)
@@ -240,21 +267,41 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Notes whether `routee` runs inline (an `ImmediateScheduler`).
+    @usableFromInline
+    func noteScheduler(of routee: ActorRef<Message>) {
+        if let cell = routee.target as? ActorCell<Message>, cell.scheduler is ImmediateScheduler {
+            routeesRunInlineFlag.store(true, ordering: .relaxed)
+        }
+    }
+
     /// Adds routees at the end.
     @inlinable
     func add(_ routees: [ActorRef<Message>]) {
-        let count = withLock {
+        let (count, taken) = withLock {
             state.setRoutees(state.routees + routees)
+            var taken = 0
             if isBalancing {
                 // New routees take waiting messages first, then wait for more.
                 for routee in routees {
-                    if let message = dequeue() { routee.tell(message) } else { idle.append(routee) }
+                    if let message = dequeue() {
+                        routee.tell(message)
+                        taken += 1
+                    } else {
+                        idle.append(routee)
+                    }
                 }
             }
-            return state.routees.count
+            return (state.routees.count, taken)
         }
+        // Each message taken from a full queue makes room for a suspended `send`.
+        for _ in 0..<taken where roomWaiters.waitingCount > 0 { roomWaiters.resumeOne() }
         size.value = count
     }
+
+    /// The routees taking messages.
+    @usableFromInline
+    var activeCount: Int { withLock { state.routees.count } }
 
     /// Takes the `count` newest routees out of the routing and returns them.
     @usableFromInline
@@ -348,6 +395,11 @@ final class _PoolRouterTarget<Message: Sendable>: ActorRefTarget<Message>, @unch
 
     /// A balancing pool waits while its queue is full; other pools tell.
     override func send(_ message: Message) async throws {
+        guard core.isBalancing else {
+            // A message is routed at once: `tell`, throwing what it refused.
+            if case let .dropped(reason) = tell(message) { throw SendError(recipient: address, reason: reason) }
+            return
+        }
         let router = ActorRef(self.router)
         while true {
             if let result = core.offer(message, router: router) {
@@ -376,7 +428,8 @@ extension ActorRef {
     /// routees taking messages, following every resize and every routee that leaves; nil for any
     /// other ref. Retired routees still finishing their mailboxes are not counted.
     ///
-    /// Thread-safety: a property; observers run on the router's actor's thread.
+    /// Thread-safety: a property; observers run on the thread of the router's actor (which is
+    /// a sender's thread when the router runs on an `ImmediateScheduler`).
     public var poolSize: Property<Int>? {
         (target as? _PoolRouterTarget<Message>).map { Property(capturing: $0.core.size) }
     }

@@ -43,6 +43,9 @@ extension DispatchTimeInterval {
 extension Duration {
     /// The duration in nanoseconds, truncated and clamped to `Int64`'s range.
     var nanoseconds: Int64 {
+        // `components` traps beyond `Int64` seconds: such durations are clamped first.
+        if self >= .seconds(Int64.max) { return .max }
+        if self <= .seconds(Int64.min) { return .min }
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
@@ -53,6 +56,8 @@ extension Duration {
 
     /// The duration in seconds.
     var timeInterval: TimeInterval {
+        if self >= .seconds(Int64.max) { return Double(Int64.max) }
+        if self <= .seconds(Int64.min) { return Double(Int64.min) }
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

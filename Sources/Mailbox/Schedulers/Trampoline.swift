@@ -39,6 +39,23 @@ enum Trampoline {
         queue.jobs.append(job)
         guard !queue.isDraining else { return }
         queue.isDraining = true
+        drain(queue)
+    }
+
+    /// Runs `body` with this thread's trampoline held: runs scheduled meanwhile wait until
+    /// `body` has returned, then run, in order (a pool router tells its routees under its lock,
+    /// and their runs must not happen inside it).
+    static func deferringRuns<T>(_ body: () -> T) -> T {
+        let queue = self.queue
+        if queue.isDraining { return body() }
+        queue.isDraining = true
+        let result = body()
+        drain(queue)
+        return result
+    }
+
+    /// Runs the queued jobs, those they queue included, then lets go of the trampoline.
+    private static func drain(_ queue: Queue) {
         var index = 0
         while index < queue.jobs.count {
             let next = queue.jobs[index]

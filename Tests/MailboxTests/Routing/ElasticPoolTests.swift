@@ -208,7 +208,8 @@ struct ElasticPoolTests {
         router.advance(by: .milliseconds(3))
         #expect(stopped.values.isEmpty)
         work.runDue()                            // everything handled, job 3 by routee-3
-        router.advance(by: .milliseconds(1))     // routee-3 is found empty and stopped
+        router.advance(by: .milliseconds(64))    // routee-3 is found empty (the checks back off
+                                                 // while it is busy: 1, 2, 4, … 64 ms) and stopped
         work.runDue()
         router.runDue()
         #expect(handled(by: "routee-3", log) == ["3"])

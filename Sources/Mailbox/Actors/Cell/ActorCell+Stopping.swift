@@ -19,6 +19,7 @@ extension ActorCell {
         }
         if exit != .stopped { supervisionState().exit = exit }
         lifecycle = .stopping(failure: failure)
+        flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
         context.cancelAllTimers()
         if context.children.isEmpty {
             finishTermination()

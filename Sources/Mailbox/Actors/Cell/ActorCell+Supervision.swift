@@ -283,10 +283,12 @@ extension ActorCell {
             return
         case .suspend:
             lifecycle = .restarting
+            flags.bitwiseOr(Self.restartingFlag, ordering: .relaxed)
             context.cancelAllTimers()
             keepStashForNewState()
         case let .stopHalf(stopsChildren, then):
             lifecycle = .restarting
+            flags.bitwiseOr(Self.restartingFlag, ordering: .relaxed)
             runStopHalf(stopsChildren: stopsChildren)
             perform(then)
         case let .replaceBackoff(timer, then):
@@ -354,6 +356,7 @@ extension ActorCell {
         // A `Supervisor` being rebuilt registers its new self.
         state.managing = nil
         lifecycle = .running
+        flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
         let now = dateScheduler.currentDate
         let initial: Behavior<Message>
         switch source {

@@ -13,6 +13,11 @@ extension ActorCell {
         if case let .bounded(capacity, _) = props.mailbox, capacity <= 0 {
             throw ActorSystemError.invalidProps("a bounded mailbox needs a positive capacity, not \(capacity)", actor: "\(parent)/\(name)")
         }
+        // `Props.init` checks it, but the property can be set afterwards: a run length of 0
+        // would never handle a message and reschedule the run for ever.
+        if let runLength = props.runLength, runLength <= 0 {
+            throw ActorSystemError.invalidProps("the run length must be positive, not \(runLength)", actor: "\(parent)/\(name)")
+        }
         if let invalid = resultOnly(behavior) {
             throw ActorSystemError.invalidStartBehavior("\(invalid)", actor: "\(parent)/\(name)", returnedBySetup: false)
         }

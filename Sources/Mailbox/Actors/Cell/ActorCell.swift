@@ -93,6 +93,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// `ActorContext.recordUsageError`): the handler fails once it returns.
     @inlinable
     static var usageErrorFlag: UInt8 { 8 }
+    /// Set while the actor is restarting (its messages may wait aside in the restart buffer,
+    /// where `pending` no longer counts them): `mailboxDepth` then reads at least 1.
+    @inlinable
+    static var restartingFlag: UInt8 { 16 }
 
     /// Whether the actor has terminated.
     @inlinable
@@ -214,7 +218,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     override var askScheduler: any DateScheduler { dateScheduler }
 
     @usableFromInline
-    override var mailboxDepth: Int { pending.load(ordering: .relaxed) }
+    override var mailboxDepth: Int {
+        pending.load(ordering: .relaxed) + (flags.load(ordering: .relaxed) & Self.restartingFlag != 0 ? 1 : 0)
+    }
 
     @usableFromInline
     override var hasTerminated: Bool { isTerminated() }

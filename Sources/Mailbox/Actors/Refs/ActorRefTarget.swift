@@ -14,8 +14,9 @@ class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
     var askScheduler: any DateScheduler { system.timerScheduler }
 
     /// Messages queued for the target and not yet handled, user and system, the one in hand
-    /// included (a snapshot); 0 for a target without a mailbox. Read by smallest-mailbox routing
-    /// and pool resizers.
+    /// included, plus one while the actor restarts (its messages may then wait in the restart
+    /// buffer); a snapshot, which also still counts the messages handled earlier in the current
+    /// mailbox run. 0 for a target without a mailbox. Read by pool routing and resizers.
     @usableFromInline
     var mailboxDepth: Int { 0 }
 
