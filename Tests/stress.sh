@@ -34,7 +34,7 @@ tsan=0
 build=1
 stop_on_failure=0
 logs=".build/stress-logs"
-filter='MailboxTests\.(StoreTests|AskProducerAndActionTests|ConcurrencyBridgeTests|BindingToActorTests|ActorOutputAndStateTests|AskAndTimerTests|AskEdgeCaseTests|ContainmentTests|ShutdownUnderLoadTests|HangRegressionTests|MailboxCapacityAndOrderingTests|PoolActivationTests|LifecycleTests|SpawnWhileStoppingTests|RealTimeSchedulers|MPSCQueueStressTests|Supervis)|FaultInjectionTests'
+filter='MailboxTests\.(StoreTests|AskProducerAndActionTests|ConcurrencyBridgeTests|BindingToActorTests|ActorOutputAndStateTests|AskAndTimerTests|AskEdgeCaseTests|ContainmentTests|ShutdownUnderLoadTests|HangRegressionTests|MailboxCapacityAndOrderingTests|PoolActivationTests|LifecycleTests|SpawnWhileStoppingTests|RealTimeSchedulers|MPSCQueueStressTests|Supervis|ElasticPoolTests|BalancingPoolTests|PoolReviewRegressionTests|RouterTests|ReceptionistTests)|FaultInjectionTests'
 
 usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
