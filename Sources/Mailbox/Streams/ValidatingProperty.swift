@@ -32,7 +32,7 @@ import Darwin
 /// validator or from an observer of a set made through this property (on the same thread) is
 /// queued and made, in order, once the current one is done — it cannot deadlock. Setting this
 /// property from inside an observer of a change made *directly* to the inner property is a
-/// recursive send on the inner property (a precondition failure, contract 16).
+/// recursive set of the inner property, delivered depth-first (contract 16).
 ///
 /// What keeps what alive: the validating property retains its inner property (and, for the
 /// `with:` variants, a view of the other property that does not retain it).
