@@ -51,7 +51,7 @@ extension ActorCell {
         // Read before the activation is released: `scheduleRun` sets it for the next run.
         let wasRetained = runIsRetained
         let parks = isParkingForRestart
-        let idleHook = context.idleHook
+        let idleHook = flags.load(ordering: .relaxed) & Self.idleHookFlag != 0 ? context.idleHook : nil
         let identity = ObjectIdentifier(self)
         if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
             if parks {
