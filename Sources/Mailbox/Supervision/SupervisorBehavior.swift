@@ -50,8 +50,9 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
     /// One-for-one children restart themselves against `restartWindow` while it admits (no
     /// ordering to keep, nobody else to restart): only a refused restart comes here.
     private var delegatedWindow: SharedRestartWindow? { strategy == .oneForOne ? restartWindow : nil }
-    /// The work in progress: steps left, and the child whose acknowledgement (or, for
-    /// `terminate`, termination) is awaited.
+    /// The work in progress: steps left, the next one *last* (a stack: taking a step is
+    /// O(1); taking the first of an array was O(n), quadratic over a whole-tree restart), and
+    /// the child whose acknowledgement (or, for `terminate`, termination) is awaited.
     private var steps: [Step] = []
     private var awaiting: (target: AnyTarget, step: Step)?
     /// The request the steps carry out, and why its child did not start, if it did not.
@@ -83,7 +84,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
         super.init(context: context)
         context.registerAsManagingBehavior(self)
         // One at a time, in order: each child's `setup` runs before the next child is spawned.
-        steps = specs.map { .start($0.id) }
+        steps = specs.reversed().map { .start($0.id) }
         try runSteps()
     }
 
@@ -240,7 +241,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
             // A requested start failed: stop the child for good, then answer the error. (Its
             // failure, on its way here, is then stale.)
             requestFailure = setupFailure
-            steps.insert(.terminate(id), at: 0)
+            steps.append(.terminate(id))   // next
         }
         try runSteps()
     }
@@ -279,8 +280,9 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
             // Nothing to order: one exchange instead of two.
             steps = [.restartInPlace(spec.id)]
         } else {
-            steps = set.reversed().map { .stop($0.spec.id) }
+            let inOrder: [Step] = set.reversed().map { .stop($0.spec.id) }
                 + set.filter { $0.spec.restart != .temporary || $0.spec.id == spec.id }.map { .start($0.spec.id) }
+            steps = inOrder.reversed()
         }
         try runSteps()
     }
@@ -306,7 +308,7 @@ final class SupervisorBehavior: AbstractBehavior<SupervisorMessage> {
     /// request they carried out, and handles the queued events and messages.
     private func runSteps() throws {
         while !isShutDown, awaiting == nil, !steps.isEmpty {
-            let step = steps.removeFirst()
+            let step = steps.removeLast()
             switch step {
             case let .stop(id):
                 guard let index = index(id: id), let target = entries[index].target else { continue }
