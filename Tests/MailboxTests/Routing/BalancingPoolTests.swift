@@ -80,12 +80,7 @@ struct BalancingPoolTests {
 
         let core = try #require((pool.target as? _PoolRouterTarget<Work>)?.core)
         let sent = Task { try await pool.send(.job(4)) }
-        var turns = 0
-        while core.roomWaiters.waitingCount == 0, turns < 100_000 {   // the send is suspended
-            await Task.yield()
-            turns += 1
-        }
-        #expect(core.roomWaiters.waitingCount == 1)
+        #expect(await sendIsSuspended(core))
         work.runDue()                                 // the routee works through 0, 1, 2: room
         try await sent.value
         work.runDue()
@@ -144,12 +139,7 @@ struct PoolReviewRegressionTests {
         for n in 0..<3 { pool.tell(.job(n)) }        // one in hand, two waiting: full; a sample asked
         let core = try #require((pool.target as? _PoolRouterTarget<Work>)?.core)
         let sent = Task { try await pool.send(.job(3)) }
-        var turns = 0
-        while core.roomWaiters.waitingCount == 0, turns < 100_000 {
-            await Task.yield()
-            turns += 1
-        }
-        #expect(core.roomWaiters.waitingCount == 1)
+        #expect(await sendIsSuspended(core))
         scheduler.runDue()                           // the sample grows the pool: new routees take 1 and 2
         try await sent.value                         // ...which made room for the suspended send
         work.advance(by: .nanoseconds(0))
@@ -189,13 +179,7 @@ struct PoolReviewRegressionTests {
                 .withResizer(Resizer(lowerBound: 1, upperBound: 2, pressureThreshold: 5, messagesPerResize: 2))
                 .withRouteeProps(Props(scheduler: work)),
             name: "pool")
-        try system.spawn(Behavior<Int>.setup { context in
-            context.watch(pool)
-            return .receiveLifecycle { _, event in
-                if case let .terminated(ref) = event { terminated.record(ref.path) }
-                return .same
-            }
-        }, name: "watcher")
+        try recordTerminations(of: pool, into: terminated, in: system)
         scheduler.runDue()
         work.runDue()
         pool.tell(.job(0))                           // to routee-0
@@ -255,4 +239,26 @@ struct PoolReviewRegressionTests {
         props.runLength = 0
         #expect(throws: ActorSystemError.self) { try system.spawn(Behavior<Int>.ignore, name: "x", props: props) }
     }
+}
+
+/// Whether a `send` to the pool whose core this is has suspended for room (yields until one has,
+/// a bounded number of times: the sending task runs on the cooperative pool).
+func sendIsSuspended<Message>(_ core: _PoolRouterCore<Message>) async -> Bool {
+    var turns = 0
+    while core.roomWaiters.waitingCount == 0, turns < 100_000 {
+        await Task.yield()
+        turns += 1
+    }
+    return core.roomWaiters.waitingCount == 1
+}
+
+/// Spawns an actor that watches `ref` and records the path of its termination.
+func recordTerminations<Message>(of ref: ActorRef<Message>, into terminated: Inbox<String>, in system: ActorSystem) throws {
+    try system.spawn(Behavior<Int>.setup { context in
+        context.watch(ref)
+        return .receiveLifecycle { _, event in
+            if case let .terminated(ref) = event { terminated.record(ref.path) }
+            return .same
+        }
+    }, name: "watcher")
 }

@@ -146,13 +146,7 @@ struct RouterTests {
         let log = Inbox<String>()
         let pool = try system.spawn(Routers.pool(size: 2, Self.routee(log)).withRouteeSupervision(.stop), name: "pool")
         let terminated = Inbox<String>()
-        try system.spawn(Behavior<Int>.setup { context in
-            context.watch(pool)
-            return .receiveLifecycle { _, event in
-                if case let .terminated(ref) = event { terminated.record(ref.path) }
-                return .same
-            }
-        }, name: "watcher")
+        try recordTerminations(of: pool, into: terminated, in: system)
         pool.tell(.fail)      // routee-0 fails and, under .stop, leaves
         scheduler.runDue()
         for n in 1...3 { pool.tell(.job(n)) }
