@@ -89,6 +89,14 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
 
     @inlinable
     func tellNow(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult {
+        // Never nil when dropping for lack of room.
+        attempt(message, router: router, dropWhenFull: true) ?? .dropped(.mailboxFull(.dropNewest))
+    }
+
+    /// Routes `message`, or keeps it, or refuses it; a balancing pool whose queue is full drops
+    /// it, or with `dropWhenFull` false returns nil without dropping it (for `send`).
+    @inlinable
+    func attempt(_ message: Message, router: ActorRef<_RouterCommand<Message>>, dropWhenFull: Bool) -> TellResult? {
         let locked = lock.lockUnlessHeldByCurrentThread()
         var result: TellResult = .enqueued
         // A refusal of ours, published once the lock is released (observers of dead letters and
@@ -103,8 +111,11 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
                 refusal = isStopped ? .recipientTerminated : .noRecipient
             } else if queued < queueCapacity {
                 enqueue(message)
-            } else {
+            } else if dropWhenFull {
                 refusal = .mailboxFull(.dropNewest)
+            } else {
+                if locked { lock.unlock() }
+                return nil
             }
         } else if let routed = state.route(message) {
             result = routed
@@ -164,13 +175,13 @@ final class _PoolRouterCore<Message: Sendable>: @unchecked Sendable {
     }
 
     /// `send(_:)` for a balancing pool: hands the message over if there is room, else returns
-    /// false without dropping it.
+    /// nil without dropping it.
     @usableFromInline
     func offer(_ message: Message, router: ActorRef<_RouterCommand<Message>>) -> TellResult? {
-        withLock {
-            if isStarted, !isStopped, idle.isEmpty, !state.routees.isEmpty, queued >= queueCapacity { return nil }
-            return tell(message, router: router)
+        if routeesRunInlineFlag.load(ordering: .relaxed) {
+            return Trampoline.deferringRuns { attempt(message, router: router, dropWhenFull: false) }
         }
+        return attempt(message, router: router, dropWhenFull: false)
     }
 
     /// A balancing pool's routee has emptied its mailbox: it takes the oldest waiting message,
