@@ -283,7 +283,7 @@ struct ElasticPoolTests {
     // MARK: Re-entrance and threads
 
     @Test func aRouteeTellingItsPool_onItsOwnThread_neitherDeadlocksNorLosesAMessage() throws {
-        let system = ActorSystem(name: "inline", configuration: .init(scheduler: ImmediateScheduler(), logHandler: nil))
+        let system = ActorSystem(name: "inline", configuration: .init(scheduler: ImmediateScheduler(), timerScheduler: TestScheduler(), logHandler: nil))
         let log = Inbox<String>()
         let holder = LockedValueBox<ActorRef<Int>?>(nil)
         let pool = try system.spawn(Routers.pool(size: 3) {
