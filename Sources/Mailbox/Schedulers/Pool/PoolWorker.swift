@@ -34,6 +34,10 @@ final class PoolWorker {
 
     let parker = Parker()
     private var thread: pthread_t?
+    /// The worker thread's kernel id once it runs (Linux with glibc; 0 elsewhere): tests look
+    /// it up in `/proc` to see that the thread has exited. A thread's name cannot tell, as a
+    /// thread the worker creates (libdispatch's, for one) starts with the worker's name.
+    let kernelThreadID = Atomic<Int32>(0)
 
     init(index: Int) {
         self.index = index
@@ -118,6 +122,9 @@ final class PoolWorker {
             var name = Substring(start.name)
             while name.utf8.count > 15 { name = name.dropFirst() }
             Thread.current.name = String(name)
+            #if canImport(Glibc)
+            start.worker.kernelThreadID.store(_currentKernelThreadID(), ordering: .releasing)
+            #endif
             start.worker.runLoop(pool: start.pool)
             return nil
         }, context)
