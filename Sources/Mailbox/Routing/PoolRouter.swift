@@ -94,8 +94,8 @@ public struct PoolRouter<Message: Sendable>: Sendable {
     }
 
     /// The router's actor: spawns the routees, resizes, retires and removes them (messages go
-    /// from their senders straight to the routees, see `_PoolRouterCore`). Inlinable, so that the routees' runs are
-    /// specialised where the pool is spawned.
+    /// from their senders straight to the routees, see `_PoolRouterCore`). Inlinable, so that
+    /// the routees' runs are specialised where the pool is spawned.
     @inlinable
     func routerBehavior(core: _PoolRouterCore<Message>) -> Behavior<_RouterCommand<Message>> {
         let router = self
