@@ -8,25 +8,36 @@
 /// escaping closure. Refs (`myself`, children) are `Sendable` and may go anywhere.
 public final class ActorContext<Message: Sendable> {
     // A context is used only inside its actor's handlers, while the cell is alive.
+    @usableFromInline
     unowned(unsafe) let cell: ActorCell<Message>
 
     // Every `var` below is touched only inside the actor's mailbox run (checked in DEBUG builds
     // by `cell.assertInMailboxRun()` in each mutator): one run at a time is what makes them safe.
 
     /// The children, in start order. Mailbox run only.
+    @usableFromInline
+    @exclusivity(unchecked)
     var children = ChildRegistry()
     /// `Props.idleHook`: set before the cell is published, read by each mailbox run.
     @usableFromInline
     let idleHook: (@Sendable (ObjectIdentifier) -> Void)?
     /// Actors watching this one. Mailbox run only.
+    @usableFromInline
+    @exclusivity(unchecked)
     var watchers: [ObjectIdentifier: AnyTarget] = [:]
     /// Actors this one watches, with the custom message to receive instead of `terminated`.
     /// Mailbox run only.
+    @usableFromInline
+    @exclusivity(unchecked)
     var watching: [ObjectIdentifier: Watch] = [:]
     /// Messages set aside by `stash(_:)`, oldest first, from `stashHead`. Mailbox run only.
-    private var stashed: [Message] = []
+    @usableFromInline
+    @exclusivity(unchecked)
+    var stashed: [Message] = []
     /// The oldest stashed message still there. Mailbox run only.
-    private var stashHead: Int32 = 0
+    @usableFromInline
+    @exclusivity(unchecked)
+    var stashHead: Int32 = 0
     /// Failures of this actor so far (wrapping). Mailbox run only.
     private var failureCount: UInt32 = 0
     /// Message adapters made so far (for their names). Mailbox run only. Wraps around instead
@@ -38,8 +49,10 @@ public final class ActorContext<Message: Sendable> {
     /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
     private var usageError: (any Error)?
     /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
-    private let stashCapacity: Int32
+    @usableFromInline
+    let stashCapacity: Int32
 
+    @usableFromInline
     struct Watch {
         let target: AnyTarget
         let message: Message?
@@ -55,16 +68,20 @@ public final class ActorContext<Message: Sendable> {
     }
 
     /// Created on first use of `timers`. Mailbox run only.
-    private var timerStorage: TimerScheduler<Message>?
+    @usableFromInline
+    @exclusivity(unchecked)
+    var timerStorage: TimerScheduler<Message>?
 
     /// The timer scheduler, if `timers` was ever used (without creating it).
     var timerSchedulerIfCreated: TimerScheduler<Message>? { timerStorage }
 
     /// Cancels every timer, if any was ever started (without creating the timer scheduler).
+    @inlinable
     func cancelAllTimers() {
         timerStorage?.cancelAll()
     }
 
+    @inlinable
     init(cell: ActorCell<Message>, stashCapacity: Int, idleHook: (@Sendable (ObjectIdentifier) -> Void)? = nil) {
         self.cell = cell
         self.stashCapacity = Int32(clamping: stashCapacity)
@@ -112,7 +129,7 @@ public final class ActorContext<Message: Sendable> {
         try spawnChild(behavior, name: nil, props: props) { $0.runMailbox() }
     }
 
-    @usableFromInline
+    @inlinable
     func spawnChild<Child: Sendable>(
         _ behavior: sending Behavior<Child>,
         name: String?,
@@ -121,6 +138,22 @@ public final class ActorContext<Message: Sendable> {
         delegatedWindow: SharedRestartWindow? = nil,
         runLoop: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
+        let (name, childAddress) = try childAddress(name, props: props)
+        try ActorCell<Child>.checkBehavior(behavior, parent: address.path, name: name)
+        let child = ActorCell(
+            system: system, address: childAddress,
+            parent: cell, behavior: behavior, settings: CellSettings(props: props, system: system), runLoop: runLoop)
+        if managed {
+            // A `Supervisor`'s child: its supervisor decides its failures.
+            child.makeManaged(delegatedWindow: delegatedWindow)
+        }
+        adopt(child, name: name)
+        return ActorRef(child)
+    }
+
+    /// `spawnChild`'s checks of the parent, the name and `props`; the child's name and address.
+    @usableFromInline
+    func childAddress(_ name: String?, props: Props) throws -> (String, ActorAddress) {
         cell.assertInMailboxRun()
         guard case .running = cell.lifecycle else {
             // A child spawned while stopping (in post-stop) would outlive its parent unseen.
@@ -130,19 +163,17 @@ public final class ActorContext<Message: Sendable> {
         guard !children.isNameTaken(name) else {
             throw ActorSystemError.duplicateName(name, parent: address.path)
         }
-        try ActorCell<Child>.checkSpawnable(behavior, props: props, parent: address.path, name: name)
+        try system.checkProps(props, parent: address.path, name: name)
         // No shutdown check here: a child spawned while the system shuts down is stopped with
         // its parent, children first, like every other child.
-        let child = ActorCell(
-            system: system, address: address.child(name, incarnation: system.nextIncarnation()),
-            parent: cell, behavior: behavior, props: props, runLoop: runLoop)
-        if managed {
-            // A `Supervisor`'s child: its supervisor decides its failures.
-            child.supervision = SupervisionState(isManaged: true, delegatedWindow: delegatedWindow)
-        }
+        return (name, address.child(name, incarnation: system.nextIncarnation()))
+    }
+
+    /// Lists `child` among the children and starts it.
+    @usableFromInline
+    func adopt(_ child: AnyTarget, name: String) {
         children.insert(child, named: name)
         system.start(child)
-        return ActorRef(child)
     }
 
     /// The children that have not terminated yet, in start order.
@@ -330,6 +361,7 @@ public final class ActorContext<Message: Sendable> {
     }
 
     /// The stash, oldest first, emptied (a restart keeps it for the new state).
+    @inlinable
     func takeStash() -> ArraySlice<Message> {
         defer {
             stashed = []
@@ -388,15 +420,24 @@ public final class ActorContext<Message: Sendable> {
         }
     }
 
+    @inlinable
     func releaseAfterTermination() {
         cell.assertInMailboxRun()
         cancelAllTimers()
-        children.removeAll()
-        watchers = [:]
-        watching = [:]
+        if !children.isEmpty { children.removeAll() }
+        if hasWatches {
+            watchers = [:]
+            watching = [:]
+        }
         // Nothing accepted is lost silently: what was still stashed becomes dead letters.
-        for message in takeStash() {
-            system.publishUndelivered(message, to: address, reason: .recipientTerminated)
+        if !stashed.isEmpty {
+            for message in takeStash() {
+                system.publishUndelivered(message, to: address, reason: .recipientTerminated)
+            }
         }
     }
+
+    /// Whether an actor watches this one or this one watches another.
+    @inlinable
+    var hasWatches: Bool { !watchers.isEmpty || !watching.isEmpty }
 }

@@ -88,6 +88,7 @@ public final class ActorSystem: Sendable {
     /// Timers and ask time-outs for actors whose scheduler cannot tell time.
     let timerScheduler: any DateScheduler
 
+    @usableFromInline
     let guardian: Guardian
     private let incarnations = Atomic<UInt64>(0)
     private let anonymousNames = Atomic<UInt64>(0)
@@ -168,35 +169,55 @@ public final class ActorSystem: Sendable {
         try spawnTopLevel(behavior, name: nil, props: props) { $0.runMailbox() }
     }
 
-    @usableFromInline
+    /// Inlinable (specialised for `Message` where the actor is spawned, see
+    /// `ActorCell.runSystemMessages`); its non-generic steps are out of line.
+    @inlinable
     func spawnTopLevel<Message: Sendable>(
         _ behavior: sending Behavior<Message>,
         name: String?,
         props: Props,
         runLoop: @escaping (ActorCell<Message>) -> Bool
     ) throws -> ActorRef<Message> {
-        let name = try self.resolveName(name, parent: guardian.address.path)
-        guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
-        try ActorCell<Message>.checkSpawnable(behavior, props: props, parent: guardian.address.path, name: name)
+        let (name, address) = try topLevelAddress(name, props: props)
+        try ActorCell<Message>.checkBehavior(behavior, parent: guardian.address.path, name: name)
         let cell = ActorCell(
-            system: self, address: guardian.address.child(name, incarnation: nextIncarnation()),
-            parent: guardian, behavior: behavior, props: props, runLoop: runLoop)
-        try guardian.adopt(cell, name: name, systemName: self.name)
-        start(cell)
+            system: self, address: address,
+            parent: guardian, behavior: behavior, settings: CellSettings(props: props, system: self), runLoop: runLoop)
+        try adoptTopLevel(cell, name: name)
         return ActorRef(cell)
     }
 
+    /// `spawnTopLevel`'s checks of the name and `props`; the new actor's name and address.
+    @usableFromInline
+    func topLevelAddress(_ name: String?, props: Props) throws -> (String, ActorAddress) {
+        let name = try self.resolveName(name, parent: guardian.address.path)
+        guard !isShuttingDown else { throw ActorSystemError.shuttingDown(self.name) }
+        try checkProps(props, parent: guardian.address.path, name: name)
+        return (name, guardian.address.child(name, incarnation: nextIncarnation()))
+    }
+
+    /// Lists `cell` under the guardian and starts it.
+    @usableFromInline
+    func adoptTopLevel(_ cell: AnyTarget, name: String) throws {
+        try guardian.adopt(cell, name: name, systemName: self.name)
+        start(cell)
+    }
+
+    /// Announces `cell` and starts it.
+    @usableFromInline
     func start(_ cell: AnyTarget) {
-        publish(.spawned(cell.address))
+        if eventBus.hasObservers { publish(.spawned(cell.address)) }
         cell.sendSystem(.start)
     }
 
+    @usableFromInline
     func nextIncarnation() -> UInt64 {
         incarnations.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     /// `name` if it is a valid actor name (else an `ActorSystemError` naming the problem), or a
     /// generated name when `name` is `nil`.
+    @usableFromInline
     func resolveName(_ name: String?, parent: String) throws -> String {
         guard let name else { return anonymousName() }
         if let problem = ActorName.problem(with: name) {
@@ -274,6 +295,7 @@ public final class ActorSystem: Sendable {
     /// counted as dead letters).
     public var droppedCount: Int { droppedCounter.load(ordering: .relaxed) }
 
+    @usableFromInline
     func publish(_ event: ActorSystemEvent) {
         eventBus.publish(event)
     }

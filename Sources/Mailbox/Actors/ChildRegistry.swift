@@ -12,15 +12,18 @@
 /// and so on) until they are removed. Call `removeAll()` before dropping a non-empty registry:
 /// it unlinks the chain iteratively (releasing a long chain by recursion would overflow the
 /// stack).
+@usableFromInline
 struct ChildRegistry {
     /// The oldest child; each child retains the next younger one.
-    private var oldest: AnyTarget?
+    @usableFromInline
+    var oldest: AnyTarget?
     /// The youngest child (retained by its older sibling, or by `oldest`); read it only while
     /// the registry lists it.
     private(set) unowned(unsafe) var youngest: AnyTarget?
     /// Children with caller-chosen names, by name.
     private var named: [String: AnyTarget] = [:]
 
+    @inlinable
     var isEmpty: Bool { oldest == nil }
 
     /// Whether `target` is listed here. O(1).
@@ -94,6 +97,7 @@ struct ChildRegistry {
     }
 
     /// Unlists every child, oldest first, without recursion.
+    @usableFromInline
     mutating func removeAll() {
         while let child = oldest {
             remove(child)

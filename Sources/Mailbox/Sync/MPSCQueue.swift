@@ -494,6 +494,7 @@ struct MPSCQueueHead<Element>: ~Copyable {
 
     /// Frees every block and every element still queued. Call once, from the owner's `deinit`,
     /// when no producer can be running.
+    @inlinable
     mutating func releaseAll(_ tail: borrowing MPSCQueueTail<Element>) {
         // Every flagged slot at or after `headIndex` holds an element.
         var block: Block.Pointer? = freeHead ?? tail.firstBlock.load(ordering: .acquiring)

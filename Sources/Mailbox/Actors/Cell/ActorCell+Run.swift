@@ -19,6 +19,11 @@ extension ActorCell {
         #endif
         var handled = 0
         if case .terminated = lifecycle {
+            if flags.load(ordering: .relaxed) & Self.releasingFlag != 0 {
+                // Not a run: the cell's `deinit` (nothing else can reach the cell now).
+                mailboxHead.releaseAll(mailboxTail)
+                return false
+            }
             handled = drainAfterTermination()
         } else {
             if systemMessages.load(ordering: .relaxed) != nil {
@@ -129,13 +134,13 @@ extension ActorCell {
     }
     /// After termination: every user message becomes a dead letter, every system message gets
     /// the answer a terminated actor gives.
-    @usableFromInline
+    @inlinable
     func drainAfterTermination() -> Int {
         var handled = runSystemMessages()
         while let message = mailboxHead.dequeue(mailboxTail) {
             if capacity != .max { freeRoom() }
             // A timer's message after termination is dropped silently: its timer is gone.
-            if flags.load(ordering: .relaxed) & Self.timerMessageFlag == 0 || takeTimerMark() == nil {
+            if flags.load(ordering: .relaxed) & Self.timerMessageFlag == 0 || !takesTimerMark() {
                 system.publishUndelivered(message, to: address, reason: .recipientTerminated)
             }
             handled += 1
@@ -155,6 +160,11 @@ extension ActorCell {
     }
 
     /// The timer mark of the message just dequeued, if it is a timer's message.
+    @usableFromInline
+    func takesTimerMark() -> Bool {
+        takeTimerMark() != nil
+    }
+
     func takeTimerMark() -> TimerMarks.Mark? {
         guard let marks = context.timerSchedulerIfCreated?.marks else { return nil }
         // `dequeue` has moved past the message: its position is one before the head.
@@ -213,7 +223,7 @@ extension ActorCell {
     }
 
     /// Switches to `next`, the result of handling a message or event.
-    @usableFromInline
+    @inlinable
     func become(_ next: Behavior<Message>, unhandled message: (any Sendable)?) throws {
         assertInMailboxRun()
         switch next.kind {
@@ -236,6 +246,7 @@ extension ActorCell {
         }
     }
 
+    @inlinable
     func install(_ newBehavior: Behavior<Message>) {
         assertInMailboxRun()
         behavior = newBehavior
@@ -261,6 +272,7 @@ extension ActorCell {
     /// registering the `supervise` rules met on the way: appended to the rules in force when
     /// the actor starts or restarts (`registersRules`), replacing the rules added after those
     /// otherwise.
+    @inlinable
     func canonicalize(_ behavior: Behavior<Message>, registersRules: Bool) throws -> Behavior<Message> {
         var current = behavior
         var isFirstRule = true
@@ -269,29 +281,42 @@ extension ActorCell {
                 current = try factory(context)
                 if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
             } else if case let .supervised(rule) = current.kind {
-                let state = supervisionState()
-                if !registersRules, isFirstRule {
-                    state.rules.removeSubrange(state.baseRuleCount...)
-                }
+                current = register(rule, registersRules: registersRules, isFirstRule: isFirstRule)
                 isFirstRule = false
-                state.rules.append(.init(rule: rule))
-                if registersRules { state.baseRuleCount = state.rules.count }
-                current = rule.behavior
             } else {
                 break
             }
         }
         switch current.kind {
         case .same, .unhandled:
-            // A failure of this actor's start (or of the switch to `behavior`), handed to its
-            // supervision: never a trap that would take the process down.
-            throw ActorSystemError.invalidStartBehavior("\(current)", actor: address.path, returnedBySetup: true)
+            throw resultOnlyStartBehavior(current)
         default:
             return current
         }
     }
 
+    /// `canonicalize`'s step for a `supervise` rule: records it, returns what it wraps.
+    @usableFromInline
+    func register(_ rule: SupervisionRule<Message>, registersRules: Bool, isFirstRule: Bool) -> Behavior<Message> {
+        let state = supervisionState()
+        if !registersRules, isFirstRule {
+            state.rules.removeSubrange(state.baseRuleCount...)
+        }
+        state.rules.append(.init(rule: rule))
+        if registersRules { state.baseRuleCount = state.rules.count }
+        return rule.behavior
+    }
+
+    /// A failure of this actor's start (or of the switch to `behavior`), handed to its
+    /// supervision: never a trap that would take the process down.
+    @usableFromInline
+    @inline(never)
+    func resultOnlyStartBehavior(_ behavior: Behavior<Message>) -> ActorSystemError {
+        .invalidStartBehavior("\(behavior)", actor: address.path, returnedBySetup: true)
+    }
+
     /// Delivers a lifecycle event to the behavior; returns whether it was handled.
+    @inlinable
     @discardableResult
     func deliver(_ event: LifecycleEvent) throws -> Bool {
         let next: Behavior<Message>

@@ -7,6 +7,7 @@ extension ActorCell {
     /// Starts stopping: cancel timers, stop children (newest first); terminate once they have
     /// all terminated. The parent hears of the termination as `exit` (with `.escalated`, of
     /// `failure` as `childFailed`).
+    @inlinable
     func beginStopping(failure: (any Error)?, exit: ChildExit = .stopped) {
         assertInMailboxRun()
         switch lifecycle {
@@ -19,11 +20,21 @@ extension ActorCell {
         }
         if exit != .stopped { supervisionState().exit = exit }
         lifecycle = .stopping(failure: failure)
-        flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
+        if flags.load(ordering: .relaxed) & Self.restartingFlag != 0 {
+            flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
+        }
         context.cancelAllTimers()
         if context.children.isEmpty {
             finishTermination()
-        } else if managingBehavior != nil, let youngest = context.children.youngest {
+        } else {
+            stopChildren()
+        }
+    }
+
+    /// `beginStopping` with children: they stop first.
+    @usableFromInline
+    func stopChildren() {
+        if managingBehavior != nil, let youngest = context.children.youngest {
             // A `Supervisor` stops its children one at a time, newest first, as OTP does.
             youngest.sendSystem(.stop)
         } else {
@@ -35,10 +46,11 @@ extension ActorCell {
         }
     }
 
+    /// Post-stop, then the news of the termination to watchers and the parent; frees what
+    /// the actor held (children, watches, stash, timers, behavior).
+    @inlinable
     func finishTermination() {
         guard case let .stopping(failure) = lifecycle else { return }
-        let exit = supervision?.exit ?? .stopped
-        let escalate = exit == .escalated
         if !runIsRetained {
             // From the first message this sends on (post-stop handlers, `terminated` to a
             // watching parent, `childTerminated`), the parent may drop the last reference while
@@ -50,22 +62,45 @@ extension ActorCell {
         do {
             try deliver(.postStop)
         } catch {
-            system.log("actor \(address.path) threw in post-stop: \(error)")
+            logPostStopFailure(error)
         }
+        if let postStopAction {
+            postStopAction()
+            self.postStopAction = nil
+        }
+        lifecycle = .terminated
+        flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
+        let exit = supervision?.exit ?? .stopped
+        if failure != nil || supervision != nil || roomWaiters != nil || context.hasWatches {
+            announceTermination(failure: failure, escalate: exit == .escalated)
+        }
+        context.releaseAfterTermination()
+        install(.stopped)
+        system.publish(.stopped(address))
+        let parent = self.parent
+        self.parent = nil
+        parent?.sendSystem(.childTerminated(self, failure: failure, exit: exit))
+    }
+
+    @usableFromInline
+    @inline(never)
+    func logPostStopFailure(_ error: any Error) {
+        system.log("actor \(address.path) threw in post-stop: \(error)")
+    }
+
+    /// `finishTermination`'s rarer part, out of line: the terminal failure, suspended senders,
+    /// watchers and watched actors, messages set aside during a restart.
+    @usableFromInline
+    func announceTermination(failure: (any Error)?, escalate: Bool) {
         if let failure {
             supervisionState().terminalFailure = failure
         }
-        postStopAction?()
-        postStopAction = nil
-        lifecycle = .terminated
-        flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
         if let roomWaiters {
             let system = self.system, address = self.address
             roomWaiters.recipientTerminated { message in
                 system.publishUndelivered(message, to: address, reason: .recipientTerminated)
             }
         }
-
         let parent = self.parent
         for watcher in context.watchers.values where !(escalate && watcher === parent) {
             watcher.sendSystem(.terminated(self, failure: failure))
@@ -74,10 +109,5 @@ extension ActorCell {
         for watched in context.watching.values {
             watched.target.sendSystem(.unwatch(self))
         }
-        context.releaseAfterTermination()
-        install(.stopped)
-        system.publish(.stopped(address))
-        self.parent = nil
-        parent?.sendSystem(.childTerminated(self, failure: failure, exit: exit))
     }
 }

@@ -5,6 +5,13 @@ import Foundation
 /// mailbox run.
 extension ActorCell {
     /// The supervision state, created on first use.
+    /// Makes this new actor a `Supervisor`'s child, whose supervisor decides its failures.
+    @usableFromInline
+    func makeManaged(delegatedWindow: SharedRestartWindow?) {
+        supervision = SupervisionState(isManaged: true, delegatedWindow: delegatedWindow)
+    }
+
+    @usableFromInline
     func supervisionState() -> SupervisionState<Message> {
         if let supervision { return supervision }
         let state = SupervisionState<Message>(isManaged: false)
@@ -19,10 +26,15 @@ extension ActorCell {
         supervision?.managing
     }
 
+    /// Whether the behavior is a `Supervisor` (see `managingBehavior`).
+    @usableFromInline
+    var isManaging: Bool { supervision?.managing != nil }
+
     private var isTopLevel: Bool { parent === system.guardian }
 
     /// At start: a `Supervisor`'s child and a top-level actor under a guardian strategy that
     /// may restart keep their spawn behavior, which their restarts rebuild.
+    @usableFromInline
     func prepareGuardianSupervision() {
         if let supervision, supervision.isManaged {
             supervision.spawnBehavior = behavior
@@ -42,6 +54,7 @@ extension ActorCell {
     /// supervisor starts the next child only now, as OTP does) — before reporting a failure of
     /// that `setup`. A child that is itself a `Supervisor` tells once its own children have
     /// started.
+    @inlinable
     func installInitial(_ initial: Behavior<Message>, acknowledging: Bool = true) {
         do {
             install(try canonicalize(initial, registersRules: true))
@@ -50,7 +63,7 @@ extension ActorCell {
             fail(error, message: nil, inSetup: true)
             return
         }
-        if acknowledging, managingBehavior == nil {
+        if acknowledging, supervision != nil, !isManaging {
             acknowledgeStartIfManaged()
         }
         if case let .stopped(postStop) = behavior.kind {
@@ -59,6 +72,7 @@ extension ActorCell {
         }
     }
 
+    @usableFromInline
     func acknowledgeStartIfManaged(setupFailure: (any Error)? = nil) {
         if let supervision, supervision.isManaged {
             parent?.sendSystem(.restartStepDone(self, setupFailure: setupFailure))
@@ -429,6 +443,7 @@ extension ActorCell {
     }
 
     /// Stopping instead of completing a restart in progress: its back-off timer is cancelled.
+    @usableFromInline
     func abandonRestart() {
         guard let state = supervision else { return }
         perform(state.restart.stopped())

@@ -4,7 +4,12 @@ import Synchronization
 /// mailbox run.
 extension ActorCell {
     /// Handles every queued system message, oldest first; returns how many.
-    @usableFromInline
+    ///
+    /// Inlinable, like the rest of an actor's common lifecycle (start, `become`, stop,
+    /// termination): specialised where the actor is spawned, it runs without the generic
+    /// metadata look-ups that unspecialised code makes for every `Behavior<Message>` it touches
+    /// (a third of a spawn's instructions, measured; see docs/Performance.md).
+    @inlinable
     func runSystemMessages() -> Int {
         var handled = 0
         while let top = systemMessages.exchange(nil, ordering: .acquiring) {
@@ -29,6 +34,7 @@ extension ActorCell {
         return handled
     }
 
+    @inlinable
     func handleSystemMessage(_ message: SystemMessage) {
         switch message {
         case .start:
@@ -46,6 +52,17 @@ extension ActorCell {
             case .stopping, .terminated:
                 break
             }
+        default:
+            handleOtherSystemMessage(message)
+        }
+    }
+
+    /// The system messages off the common lifecycle, out of line.
+    @usableFromInline
+    func handleOtherSystemMessage(_ message: SystemMessage) {
+        switch message {
+        case .start, .stop:
+            handleSystemMessage(message)
         case let .watch(watcher):
             if case .terminated = lifecycle {
                 // A late watch learns the failure too (a parent then sees `childFailed`).

@@ -1,15 +1,13 @@
 /// What `spawn` checks before it creates an actor: problems it can know then are thrown to the
 /// caller instead of trapping (or failing the new actor) later.
-extension ActorCell {
-    /// Throws if an actor named `name` under `parent` cannot run `behavior` with `props`. (The
-    /// actor's path is built only for the error: this runs on every spawn.)
+extension ActorSystem {
+    /// Throws if an actor named `name` under `parent` cannot run with `props`. (The actor's
+    /// path is built only for the error: this runs on every spawn.)
     ///
-    /// - Throws: `ActorSystemError` with code `.invalidBehavior` when `behavior` is `.same` or
-    ///   `.unhandled` (also inside `supervise` rules): the result of handling a message, not a
-    ///   behavior to start with. (What a `setup` returns is known only when it runs: the same
-    ///   mistake there is a failure of the actor's start.) Code `.invalidProps` for a bounded
-    ///   mailbox whose capacity is not positive.
-    static func checkSpawnable(_ behavior: borrowing Behavior<Message>, props: Props, parent: String, name: String) throws {
+    /// - Throws: `ActorSystemError` with code `.invalidProps` for a bounded mailbox whose
+    ///   capacity is not positive, or a run length that is not.
+    @usableFromInline
+    func checkProps(_ props: Props, parent: String, name: String) throws {
         if case let .bounded(capacity, _) = props.mailbox, capacity <= 0 {
             throw ActorSystemError.invalidProps("a bounded mailbox needs a positive capacity, not \(capacity)", actor: "\(parent)/\(name)")
         }
@@ -18,6 +16,30 @@ extension ActorCell {
         if let runLength = props.runLength, runLength <= 0 {
             throw ActorSystemError.invalidProps("the run length must be positive, not \(runLength)", actor: "\(parent)/\(name)")
         }
+    }
+}
+
+extension ActorCell {
+    /// Throws if `behavior` cannot start an actor named `name` under `parent`. Inlinable:
+    /// nothing to do in the common case. (Called after `ActorSystem.checkProps`.)
+    ///
+    /// - Throws: `ActorSystemError` with code `.invalidBehavior` when `behavior` is `.same` or
+    ///   `.unhandled` (also inside `supervise` rules): the result of handling a message, not a
+    ///   behavior to start with. (What a `setup` returns is known only when it runs: the same
+    ///   mistake there is a failure of the actor's start.)
+    @inlinable
+    static func checkBehavior(_ behavior: borrowing Behavior<Message>, parent: String, name: String) throws {
+        switch behavior.kind {
+        case .same, .unhandled, .supervised:
+            try checkStartBehavior(behavior, parent: parent, name: name)
+        default:
+            break
+        }
+    }
+
+    /// `checkBehavior`'s check of a behavior that is, or wraps, a result-only behavior.
+    @usableFromInline
+    static func checkStartBehavior(_ behavior: borrowing Behavior<Message>, parent: String, name: String) throws {
         if let invalid = resultOnly(behavior) {
             throw ActorSystemError.invalidStartBehavior("\(invalid)", actor: "\(parent)/\(name)", returnedBySetup: false)
         }

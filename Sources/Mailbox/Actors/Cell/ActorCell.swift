@@ -44,12 +44,15 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
     /// Unowned: `scheduler` holds the same pool (loading a strong reference would retain and
     /// release it on every activation).
+    @usableFromInline
     unowned(unsafe) let pool: PoolScheduler?
     /// The scheduler the actor runs on (the pool, if `pool` is set).
+    @usableFromInline
     let scheduler: any Scheduler
     /// The mailbox run, specialised for `Message` where the actor was spawned (see
     /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
     /// unspecialised generic code that looks up type metadata on every message.
+    @usableFromInline
     let runLoop: (ActorCell<Message>) -> Bool
 
     /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
@@ -101,6 +104,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// end of a run looks for the hook only then (one byte load for every other actor).
     @inlinable
     static var idleHookFlag: UInt8 { 32 }
+    /// Set by `deinit` of a terminated actor before it calls `runLoop` one last time: that
+    /// call frees the mailbox's memory, in code specialised for `Message`, instead of running.
+    @inlinable
+    static var releasingFlag: UInt8 { 64 }
 
     /// Whether the actor has terminated.
     @inlinable
@@ -139,10 +146,16 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @exclusivity(unchecked)
     var context: ActorContext<Message>!
     /// The parent, told `childTerminated` when this actor terminates. Cleared then.
+    @usableFromInline
+    @exclusivity(unchecked)
     var parent: AnyTarget?
     /// Run after post-stop, set by `Behavior.stopped(postStop:)`.
+    @usableFromInline
+    @exclusivity(unchecked)
     var postStopAction: (() -> Void)?
     /// Rules, restart counts and a restart in progress; `nil` for an unsupervised actor.
+    @usableFromInline
+    @exclusivity(unchecked)
     var supervision: SupervisionState<Message>?
     /// The consumer's half of the mailbox queue (see `mailboxTail`). Last, as far as the object
     /// allows from the producers' half near its start: in fan-in, senders keep writing that
@@ -164,40 +177,42 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         case terminated
     }
 
+    /// Inlinable, so that it is specialised where the actor is spawned (see
+    /// `runSystemMessages`); what it reads from `props` and the system is computed out of line,
+    /// once, by `CellSettings`.
+    @inlinable
     init(
         system: ActorSystem,
         address: ActorAddress,
         parent: AnyTarget,
         behavior: sending Behavior<Message>,
-        props: Props,
+        settings: CellSettings,
         runLoop: @escaping (ActorCell<Message>) -> Bool
     ) {
         self.runLoop = runLoop
-        switch props.mailbox {
-        case .unbounded:
-            capacity = .max
-            overflow = .dropNewest
-        case let .bounded(capacity, overflow):
-            // `checkSpawnable` refused anything else before the cell was made.
-            precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
-            self.capacity = capacity
-            self.overflow = overflow
-        }
-        roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
-        let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
-        self.scheduler = scheduler
-        pool = scheduler as? PoolScheduler
-        runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
+        capacity = settings.capacity
+        overflow = settings.overflow
+        roomWaiters = settings.roomWaiters
+        scheduler = settings.scheduler
+        pool = settings.pool
+        runLength = settings.runLength
         self.behavior = behavior
         self.parent = parent
         super.init(address: address, system: system, isActorCell: true, parent: parent)
         // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
-        context = ActorContext(cell: self, stashCapacity: props.stashCapacity, idleHook: props.idleHook)
-        if props.idleHook != nil { flags.bitwiseOr(Self.idleHookFlag, ordering: .relaxed) }
+        context = ActorContext(cell: self, stashCapacity: settings.stashCapacity, idleHook: settings.idleHook)
+        if settings.idleHook != nil { flags.bitwiseOr(Self.idleHookFlag, ordering: .relaxed) }
     }
 
     deinit {
-        mailboxHead.releaseAll(mailboxTail)
+        if case .terminated = lifecycle {
+            // The specialised `runMailbox` frees the queue (see `releasingFlag`): the generic
+            // `releaseAll` would look up the queue's type metadata several times.
+            flags.bitwiseOr(Self.releasingFlag, ordering: .relaxed)
+            _ = runLoop(self)
+        } else {
+            mailboxHead.releaseAll(mailboxTail)
+        }
         var node = systemMessages.load(ordering: .acquiring)
         while let current = node {
             let box = Unmanaged<SystemMessageNode>.fromOpaque(current).takeRetainedValue()

@@ -23,6 +23,7 @@ enum _MailboxRunMarker {
     }()
 
     /// The cell whose mailbox run this thread is executing, if any.
+    @usableFromInline
     static var current: UnsafeMutableRawPointer? {
         pthread_getspecific(key)
     }
@@ -47,6 +48,7 @@ extension ActorCell {
     /// DEBUG builds: crashes unless called inside this actor's mailbox run. Guards the
     /// consumer-only state: the behavior, the lifecycle, the context's children, watches, stash
     /// and timers.
+    @inlinable
     @inline(__always)
     func assertInMailboxRun(_ function: StaticString = #function) {
         #if DEBUG

@@ -6,6 +6,7 @@ import Foundation
 /// actor pays one pointer.
 ///
 /// Touched only inside the actor's mailbox run (and by its parent before the actor starts).
+@usableFromInline
 final class SupervisionState<Message: Sendable> {
     // Exclusivity is not checked at run time: like the cell's consumer state, this is touched
     // only inside the actor's mailbox run, one at a time.
@@ -56,6 +57,7 @@ final class SupervisionState<Message: Sendable> {
     /// How the actor is stopping, as its parent will hear of it: `escalated` (its parent
     /// hears of the failure as `childFailed`) or `shutdown` (a `Supervisor` past its intensity).
     @exclusivity(unchecked)
+    @usableFromInline
     var exit = ChildExit.stopped
     /// The failure the actor terminated with, kept to answer a watch that arrives after the
     /// termination (so that a parent's late watch still reports `childFailed`).

@@ -1,5 +1,6 @@
 /// The system messages actors exchange: handled before user messages, never dropped, never
 /// counted against a mailbox's capacity.
+@usableFromInline
 enum SystemMessage {
     /// Run `setup` and start handling messages.
     case start
@@ -35,6 +36,7 @@ enum SystemMessage {
 }
 
 /// How a child ended, as its parent hears of it (with `childTerminated`).
+@usableFromInline
 enum ChildExit {
     /// It stopped: by itself, from outside, or failed and stopped by its supervision.
     case stopped

@@ -3,8 +3,10 @@
 // Adds only an immutable reference to `AnyTarget`.
 class ActorRefTarget<Message: Sendable>: AnyTarget, @unchecked Sendable {
     /// The system the target belongs to.
+    @usableFromInline
     let system: ActorSystem
 
+    @usableFromInline
     init(address: ActorAddress, system: ActorSystem, isActorCell: Bool = false, parent: AnyTarget? = nil) {
         self.system = system
         super.init(address: address, isActorCell: isActorCell, parent: parent)

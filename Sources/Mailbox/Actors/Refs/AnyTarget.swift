@@ -41,6 +41,7 @@ class AnyTarget: PoolJob, @unchecked Sendable {
 
     /// Delivers a system message. The default treats the target as terminated: a watch is
     /// answered with `terminated` at once, everything else is dropped.
+    @usableFromInline
     func sendSystem(_ message: SystemMessage) {
         if case let .watch(watcher) = message {
             watcher.sendSystem(.terminated(self, failure: nil))

@@ -48,12 +48,14 @@ public final class PoolScheduler: DateScheduler {
     let workers: [PoolWorker]
 
     /// Work scheduled from outside the pool. Protected by `globalLock`.
+    @exclusivity(unchecked)
     private nonisolated(unsafe) var global = JobDeque()
     private let globalLock = Lock()
     /// Mirrors `global.count`, read without the lock as a hint.
     let globalCount = Atomic<Int>(0)
 
     /// Workers asleep, most recent last. Protected by `sleepersLock`.
+    @exclusivity(unchecked)
     private nonisolated(unsafe) var sleepers: [PoolWorker] = []
     private let sleepersLock = Lock()
     /// Mirrors `sleepers.count`; read on every push to skip the lock when nobody sleeps.

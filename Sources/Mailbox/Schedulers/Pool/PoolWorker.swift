@@ -27,7 +27,9 @@ final class PoolWorker {
 
     /// Protects `local`.
     let lock = Lock()
-    /// The worker's run queue. Protected by `lock`.
+    /// The worker's run queue. Protected by `lock` (which is what makes every access
+    /// exclusive: no run-time check).
+    @exclusivity(unchecked)
     var local = JobDeque()
     /// Mirrors `local.count`, read without the lock by thieves as a hint.
     let localCount = Atomic<Int>(0)

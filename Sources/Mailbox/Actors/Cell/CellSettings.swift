@@ -1,0 +1,38 @@
+/// What a new cell takes from its `Props` and its system, resolved out of line (and not
+/// generic) so that the cell's inlinable initialiser stays small.
+@usableFromInline
+struct CellSettings {
+    /// `Int.max` when unbounded.
+    @usableFromInline let capacity: Int
+    @usableFromInline let overflow: OverflowPolicy
+    /// Where senders suspend for room (`backpressure` on a bounded mailbox only).
+    @usableFromInline let roomWaiters: RoomWaiters?
+    @usableFromInline let scheduler: any Scheduler
+    /// `scheduler` when it is the pool.
+    @usableFromInline let pool: PoolScheduler?
+    @usableFromInline let runLength: Int32
+    @usableFromInline let stashCapacity: Int
+    @usableFromInline let idleHook: (@Sendable (ObjectIdentifier) -> Void)?
+
+    /// `props` resolved against `system`'s defaults. `props` has passed `checkSpawnable`.
+    @usableFromInline
+    init(props: Props, system: ActorSystem) {
+        switch props.mailbox {
+        case .unbounded:
+            capacity = .max
+            overflow = .dropNewest
+        case let .bounded(capacity, overflow):
+            // `checkSpawnable` refused anything else before the cell was made.
+            precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
+            self.capacity = capacity
+            self.overflow = overflow
+        }
+        roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
+        let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
+        self.scheduler = scheduler
+        pool = scheduler as? PoolScheduler
+        runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
+        stashCapacity = props.stashCapacity
+        idleHook = props.idleHook
+    }
+}
