@@ -90,6 +90,8 @@ struct ChildRegistry {
         } else {
             youngest = older
         }
+        // Only named children are in `named`: with none there, skip building the name.
+        guard !named.isEmpty else { return }
         let name = target.address.name
         if !ActorName.isGenerated(name), named[name] === target {
             named[name] = nil

@@ -159,12 +159,13 @@ extension ActorCell {
         return timers.shouldDeliver(key: mark.key, generation: mark.generation)
     }
 
-    /// The timer mark of the message just dequeued, if it is a timer's message.
+    /// Whether the message just dequeued is a timer's (its mark is then taken).
     @usableFromInline
     func takesTimerMark() -> Bool {
         takeTimerMark() != nil
     }
 
+    /// The timer mark of the message just dequeued, if it is a timer's message.
     func takeTimerMark() -> TimerMarks.Mark? {
         guard let marks = context.timerSchedulerIfCreated?.marks else { return nil }
         // `dequeue` has moved past the message: its position is one before the head.

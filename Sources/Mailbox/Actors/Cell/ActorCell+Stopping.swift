@@ -51,6 +51,7 @@ extension ActorCell {
     @inlinable
     func finishTermination() {
         guard case let .stopping(failure) = lifecycle else { return }
+        let exit = supervision?.exit ?? .stopped
         if !runIsRetained {
             // From the first message this sends on (post-stop handlers, `terminated` to a
             // watching parent, `childTerminated`), the parent may drop the last reference while
@@ -64,14 +65,16 @@ extension ActorCell {
         } catch {
             logPostStopFailure(error)
         }
+        if let failure {
+            supervisionState().terminalFailure = failure
+        }
         if let postStopAction {
             postStopAction()
             self.postStopAction = nil
         }
         lifecycle = .terminated
         flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
-        let exit = supervision?.exit ?? .stopped
-        if failure != nil || supervision != nil || roomWaiters != nil || context.hasWatches {
+        if supervision != nil || roomWaiters != nil || context.hasWatches {
             announceTermination(failure: failure, escalate: exit == .escalated)
         }
         context.releaseAfterTermination()
@@ -88,13 +91,10 @@ extension ActorCell {
         system.log("actor \(address.path) threw in post-stop: \(error)")
     }
 
-    /// `finishTermination`'s rarer part, out of line: the terminal failure, suspended senders,
-    /// watchers and watched actors, messages set aside during a restart.
+    /// `finishTermination`'s rarer part, out of line: suspended senders, watchers and watched
+    /// actors, messages set aside during a restart.
     @usableFromInline
     func announceTermination(failure: (any Error)?, escalate: Bool) {
-        if let failure {
-            supervisionState().terminalFailure = failure
-        }
         if let roomWaiters {
             let system = self.system, address = self.address
             roomWaiters.recipientTerminated { message in

@@ -14,7 +14,7 @@ struct CellSettings {
     @usableFromInline let stashCapacity: Int
     @usableFromInline let idleHook: (@Sendable (ObjectIdentifier) -> Void)?
 
-    /// `props` resolved against `system`'s defaults. `props` has passed `checkSpawnable`.
+    /// `props` resolved against `system`'s defaults. `props` has passed `ActorSystem.checkProps`.
     @usableFromInline
     init(props: Props, system: ActorSystem) {
         switch props.mailbox {
@@ -22,7 +22,7 @@ struct CellSettings {
             capacity = .max
             overflow = .dropNewest
         case let .bounded(capacity, overflow):
-            // `checkSpawnable` refused anything else before the cell was made.
+            // `ActorSystem.checkProps` refused anything else before the cell was made.
             precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
             self.capacity = capacity
             self.overflow = overflow
