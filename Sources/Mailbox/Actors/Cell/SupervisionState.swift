@@ -62,6 +62,7 @@ final class SupervisionState<Message: Sendable> {
     /// The failure the actor terminated with, kept to answer a watch that arrives after the
     /// termination (so that a parent's late watch still reports `childFailed`).
     @exclusivity(unchecked)
+    @usableFromInline
     var terminalFailure: (any Error)?
     /// The actor's behavior when it is a `Supervisor` (registered by it; cleared when the
     /// actor terminates or restarts): saves matching the behavior on every child event.
