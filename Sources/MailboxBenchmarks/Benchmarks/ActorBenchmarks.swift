@@ -399,6 +399,9 @@ func skynet(leaves: Int, divisor: Int) -> BenchmarkResult {
             finished.wait()
         }.seconds
     }
+    // Our peak alone: the native baseline below holds its own tree of 1.1M actors.
+    let peakOurs = ProcessStatus.peakResidentMegabytes
+    ProcessStatus.resetPeakResident()
     let baseline = runBlocking {
         let start = MonotonicClock.nanoseconds()
         let value = await NativeSkynetNode().run(number: 0, size: leafCount, divisor: divisor)
@@ -408,6 +411,7 @@ func skynet(leaves: Int, divisor: Int) -> BenchmarkResult {
     let result = sum.load(ordering: .acquiring)
     // Every node but the root receives a start and sends a result; the root receives a start.
     var benchmark = BenchmarkResult(seconds: ours, msgs: 2 * nodes - 1, baseline: .init(name: "swift-native-actors", seconds: baseline), ok: result == expected)
+    benchmark.peakOursMegabytes = peakOurs
     benchmark.extra.append(("actors", .int(nodes)))
     benchmark.extra.append(("leaves", .int(leafCount)))
     benchmark.extra.append(("result", .int(result)))
@@ -446,6 +450,8 @@ func spawnActors(count: Int) -> BenchmarkResult {
         }
         return total.seconds
     }
+    let peakOurs = ProcessStatus.peakResidentMegabytes
+    ProcessStatus.resetPeakResident()
     let baseline = runBlocking {
         let start = MonotonicClock.nanoseconds()
         var actors: [NativeIdle] = []
@@ -456,6 +462,7 @@ func spawnActors(count: Int) -> BenchmarkResult {
         return Double(MonotonicClock.nanoseconds() - start) / 1e9
     }
     var result = BenchmarkResult(seconds: ours, msgs: count, baseline: .init(name: "swift-native-actors", seconds: baseline), ok: true)
+    result.peakOursMegabytes = peakOurs
     result.extra.append(("actors", .int(count)))
     result.extra.append(("spawn_seconds", .double(spawnSeconds, decimals: 4)))
     result.extra.append(("bytes_per_actor", .int(Int(bytesPerActor.rounded()))))

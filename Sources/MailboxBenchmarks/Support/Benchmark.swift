@@ -98,6 +98,10 @@ struct BenchmarkResult {
     var baseline: Baseline?
     /// The benchmark's self-check (`ok: false` makes the harness mark the run failed).
     var ok: Bool?
+    /// Peak resident set size of our run alone, in MiB, where the benchmark measured it before
+    /// running its baseline in the same process: then `peak_rss_mb` is this, and
+    /// `peak_rss_process_mb` the whole process's (baseline included).
+    var peakOursMegabytes: Double?
     /// Further fields (`producers`, `note`, …), emitted after the standard ones.
     var extra: [(key: String, value: JSONValue)] = []
 
@@ -137,7 +141,12 @@ struct BenchmarkResult {
         }
         if let ok { line.set("ok", .bool(ok)) }
         for (key, value) in extra { line.set(key, value) }
-        if let peak = ProcessStatus.peakResidentMegabytes { line.set("peak_rss_mb", .double(peak, decimals: 1)) }
+        if let peakOursMegabytes {
+            line.set("peak_rss_mb", .double(peakOursMegabytes, decimals: 1))
+            if let peak = ProcessStatus.peakResidentMegabytes { line.set("peak_rss_process_mb", .double(peak, decimals: 1)) }
+        } else if let peak = ProcessStatus.peakResidentMegabytes {
+            line.set("peak_rss_mb", .double(peak, decimals: 1))
+        }
         if let threads = ProcessStatus.threads { line.set("threads", .int(threads)) }
         return line
     }

@@ -52,6 +52,16 @@ enum ProcessStatus {
         #endif
     }
 
+    /// Resets the peak resident set size to the current one (Linux: writes 5 to
+    /// `/proc/self/clear_refs`), so that a later `peakResidentMegabytes` measures only what ran
+    /// since. Returns whether it could.
+    @discardableResult
+    static func resetPeakResident() -> Bool {
+        guard let file = fopen("/proc/self/clear_refs", "w") else { return false }
+        defer { fclose(file) }
+        return fputs("5", file) >= 0
+    }
+
     /// Current resident set size (`VmRSS`), in MiB.
     static var residentMegabytes: Double? {
         field("VmRSS").map { Double($0) / 1024 }

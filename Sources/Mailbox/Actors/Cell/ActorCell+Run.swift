@@ -48,6 +48,10 @@ extension ActorCell {
                 if systemMessages.load(ordering: .relaxed) != nil {
                     handled += runSystemMessages()
                 }
+                // Everything counted so far is handled: skip the dequeue that would find the
+                // queue empty. (A message enqueued and not yet counted is not lost: its sender's
+                // count makes the release below see it and schedule the next run.)
+                if pending.load(ordering: .relaxed) == handled { break }
             }
             if case .terminated = lifecycle {
                 handled += drainAfterTermination()
