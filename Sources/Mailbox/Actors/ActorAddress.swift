@@ -38,6 +38,43 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     func child(_ name: String, incarnation: UInt64) -> ActorAddress {
-        ActorAddress(system: system, path: path == "/" ? "/" + name : path + "/" + name, incarnation: incarnation)
+        ActorAddress(system: system, path: path == "/" ? "/" + name : Self.joined(path, name), incarnation: incarnation)
+    }
+
+    /// `parent + "/" + name`, written in one pass (two `String` appends cost several times
+    /// more, on every spawn).
+    static func joined(_ parent: String, _ name: String) -> String {
+        var parent = parent, name = name
+        return parent.withUTF8 { parentBytes in
+            name.withUTF8 { nameBytes in
+                String(unsafeUninitializedCapacity: parentBytes.count + 1 + nameBytes.count) { buffer in
+                    var end = buffer.initialize(fromContentsOf: parentBytes)
+                    buffer[end] = UInt8(ascii: "/")
+                    end += 1
+                    end = buffer[end...].initialize(fromContentsOf: nameBytes)
+                    return end
+                }
+            }
+        }
+    }
+
+    /// A generated name, `$a` and `number` in decimal, written in one pass.
+    static func generatedName(_ number: UInt64) -> String {
+        var digits = number
+        var count = 1
+        while digits >= 10 {
+            digits /= 10
+            count += 1
+        }
+        return String(unsafeUninitializedCapacity: 2 + count) { buffer in
+            buffer[0] = UInt8(ascii: "$")
+            buffer[1] = UInt8(ascii: "a")
+            var rest = number
+            for index in stride(from: 1 + count, to: 1, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            return 2 + count
+        }
     }
 }

@@ -227,7 +227,7 @@ public final class ActorSystem: Sendable {
     }
 
     func anonymousName() -> String {
-        "$a\(anonymousNames.wrappingAdd(1, ordering: .relaxed).newValue)"
+        ActorAddress.generatedName(anonymousNames.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 
     /// The live top-level actors.

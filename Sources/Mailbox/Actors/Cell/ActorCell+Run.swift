@@ -26,8 +26,14 @@ extension ActorCell {
             }
             handled = drainAfterTermination()
         } else {
+            if case .new = lifecycle, flags.load(ordering: .relaxed) & Self.startRequestedFlag != 0 {
+                // The start, first of all system messages (see `startRequestedFlag`).
+                flags.bitwiseAnd(~Self.startRequestedFlag, ordering: .relaxed)
+                handled = 1
+                handleSystemMessage(.start)
+            }
             if systemMessages.load(ordering: .relaxed) != nil {
-                handled = runSystemMessages()
+                handled += runSystemMessages()
             }
             var userHandled = 0
             while userHandled < runLength, isAcceptingUserMessages {

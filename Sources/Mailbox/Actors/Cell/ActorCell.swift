@@ -108,6 +108,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// call frees the mailbox's memory, in code specialised for `Message`, instead of running.
     @inlinable
     static var releasingFlag: UInt8 { 64 }
+    /// Set by `sendSystem(.start)` (once, at spawn), cleared by the first run, which handles
+    /// the start before any other system message: the start needs no message node.
+    @inlinable
+    static var startRequestedFlag: UInt8 { 128 }
 
     /// Whether the actor has terminated.
     @inlinable
@@ -232,7 +236,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     }
 
     override func sendSystem(_ message: SystemMessage) {
-        pushSystemMessage(message)
+        if case .start = message {
+            flags.bitwiseOr(Self.startRequestedFlag, ordering: .relaxed)
+            activate()
+        } else {
+            pushSystemMessage(message)
+        }
     }
 
     override var askScheduler: any DateScheduler { dateScheduler }
