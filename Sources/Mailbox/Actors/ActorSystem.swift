@@ -300,6 +300,12 @@ public final class ActorSystem: Sendable {
         eventBus.publish(event)
     }
 
+    /// Publishes `.stopped` for `address`, building the event only if someone observes.
+    @usableFromInline
+    func publishStopped(_ target: AnyTarget) {
+        if eventBus.hasObservers { eventBus.publish(.stopped(target.address)) }
+    }
+
     /// Publishes a message that was not delivered: as a `Dropped` if `reason` is a drop, else
     /// as a `DeadLetter`; each counted once.
     @usableFromInline

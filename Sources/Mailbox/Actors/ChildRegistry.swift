@@ -37,7 +37,8 @@ struct ChildRegistry {
     /// Whether a child with the caller-chosen name `name` is listed. Generated names are never
     /// taken: they are unique by construction.
     func isNameTaken(_ name: String) -> Bool {
-        named[name] != nil
+        // Generated names are unique by construction, and never in `named`.
+        !named.isEmpty && named[name] != nil
     }
 
     /// The child named `name`, if listed.

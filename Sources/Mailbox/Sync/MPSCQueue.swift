@@ -264,20 +264,28 @@ struct MPSCQueueTail<Element>: ~Copyable {
     /// forward from it. `nil` until the first block is published; then only moves forward, by
     /// compare-and-swap, past fully written blocks.
     @usableFromInline
-    let tailBlock = Atomic<Block.Pointer?>(nil)
+    let tailBlock = Atomic<UnsafeMutableRawPointer?>(nil)
 
     /// The first block, once allocated (see "Lazy first block" in `MPSCQueue`). Read only by
     /// producers that found `tailBlock` still `nil`, and by the consumer before its first block.
     @usableFromInline
-    let firstBlock = Atomic<Block.Pointer?>(nil)
+    let firstBlock = Atomic<UnsafeMutableRawPointer?>(nil)
 
     /// One recycled full-size block, ready for the next append (exchange-based hand-off:
     /// whoever swaps it out owns it).
     @usableFromInline
-    let spareBlock = Atomic<Block.Pointer?>(nil)
+    let spareBlock = Atomic<UnsafeMutableRawPointer?>(nil)
 
     @inlinable
     init() {}
+
+    /// `raw` as a block pointer. The block pointers above are stored untyped: an `Atomic` of a
+    /// type that depends on `Element` is destroyed through its generic metadata (a run-time
+    /// look-up) in an owner's unspecialised `deinit`, as the actor cell's is.
+    @inlinable
+    static func block(_ raw: UnsafeMutableRawPointer?) -> Block.Pointer? {
+        raw?.assumingMemoryBound(to: Block.self)
+    }
 
     /// Appends `element` and returns its position (the count of elements enqueued before it,
     /// which is the consumer's `headIndex` when it dequeues this one). Lock-free; safe from any
@@ -286,7 +294,7 @@ struct MPSCQueueTail<Element>: ~Copyable {
     @discardableResult
     func enqueue(_ element: consuming Element) -> Int {
         let index = tailIndex.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-        var block = tailBlock.load(ordering: .sequentiallyConsistent) ?? publishFirstBlock()
+        var block = Self.block(tailBlock.load(ordering: .sequentiallyConsistent)) ?? publishFirstBlock()
         if index &- block.pointee.start >= block.pointee.capacity {
             block = findBlock(holding: index, from: block)
         }
@@ -302,17 +310,17 @@ struct MPSCQueueTail<Element>: ~Copyable {
     /// producer that read `tailBlock` as `nil` after taking its index.
     @usableFromInline
     func publishFirstBlock() -> Block.Pointer {
-        if let first = firstBlock.load(ordering: .acquiring) { return first }
+        if let first = Self.block(firstBlock.load(ordering: .acquiring)) { return first }
         let fresh = Block.allocate(start: 0, capacity: Block.firstCapacity)
         let (exchanged, winner) = firstBlock.compareExchange(
-            expected: nil, desired: fresh, ordering: .acquiringAndReleasing)
+            expected: nil, desired: UnsafeMutableRawPointer(fresh), ordering: .acquiringAndReleasing)
         guard exchanged else {
             Block.deallocate(fresh)
-            return winner!
+            return Self.block(winner)!
         }
         // `tailBlock` leaves `nil` only here; until it does, producers come here and walk
         // from `firstBlock`.
-        _ = tailBlock.compareExchange(expected: nil, desired: fresh, ordering: .sequentiallyConsistent)
+        _ = tailBlock.compareExchange(expected: nil, desired: UnsafeMutableRawPointer(fresh), ordering: .sequentiallyConsistent)
         return fresh
     }
 
@@ -337,7 +345,8 @@ struct MPSCQueueTail<Element>: ~Copyable {
                 if block.pointee.isFullyWritten() {
                     let next = block.pointee.next.load(ordering: .acquiring) ?? append(after: block)
                     if tailBlock.compareExchange(
-                        expected: block, desired: next, ordering: .sequentiallyConsistent
+                        expected: UnsafeMutableRawPointer(block), desired: UnsafeMutableRawPointer(next),
+                        ordering: .sequentiallyConsistent
                     ).exchanged {
                         // Every producer that may still hold `block` took its index before this
                         // read (sequentially consistent add, load and swap), so below this value.
@@ -374,7 +383,7 @@ struct MPSCQueueTail<Element>: ~Copyable {
         let capacity = Swift.min(block.pointee.capacity &* 2, Block.maximumCapacity)
         let start = block.pointee.start &+ block.pointee.capacity
         let fresh: Block.Pointer
-        if capacity == Block.maximumCapacity, let spare = spareBlock.exchange(nil, ordering: .acquiring) {
+        if capacity == Block.maximumCapacity, let spare = Self.block(spareBlock.exchange(nil, ordering: .acquiring)) {
             spare.pointee.start = start
             fresh = spare
         } else {
@@ -394,7 +403,7 @@ struct MPSCQueueTail<Element>: ~Copyable {
     @inlinable
     func keepOrFree(_ block: Block.Pointer) {
         if block.pointee.capacity == Block.maximumCapacity,
-           spareBlock.compareExchange(expected: nil, desired: block, ordering: .releasing).exchanged {
+           spareBlock.compareExchange(expected: nil, desired: UnsafeMutableRawPointer(block), ordering: .releasing).exchanged {
             return
         }
         Block.deallocate(block)
@@ -449,7 +458,7 @@ struct MPSCQueueHead<Element>: ~Copyable {
                     recycleConsumedBlocks(tail)
                     continue
                 }
-            } else if let first = tail.firstBlock.load(ordering: .acquiring) {
+            } else if let first = MPSCQueueTail<Element>.block(tail.firstBlock.load(ordering: .acquiring)) {
                 headBlock = first
                 freeHead = first
                 continue
@@ -497,7 +506,7 @@ struct MPSCQueueHead<Element>: ~Copyable {
     @inlinable
     mutating func releaseAll(_ tail: borrowing MPSCQueueTail<Element>) {
         // Every flagged slot at or after `headIndex` holds an element.
-        var block: Block.Pointer? = freeHead ?? tail.firstBlock.load(ordering: .acquiring)
+        var block: Block.Pointer? = freeHead ?? MPSCQueueTail<Element>.block(tail.firstBlock.load(ordering: .acquiring))
         while let current = block {
             let start = current.pointee.start
             for offset in 0..<current.pointee.capacity
@@ -507,7 +516,7 @@ struct MPSCQueueHead<Element>: ~Copyable {
             block = current.pointee.next.load(ordering: .acquiring)
             Block.deallocate(current)
         }
-        if let spare = tail.spareBlock.exchange(nil, ordering: .acquiring) {
+        if let spare = MPSCQueueTail<Element>.block(tail.spareBlock.exchange(nil, ordering: .acquiring)) {
             Block.deallocate(spare)
         }
         headBlock = nil

@@ -147,6 +147,12 @@ extension ActorCell {
     @inlinable
     func drainAfterTermination() -> Int {
         var handled = runSystemMessages()
+        if flags.load(ordering: .relaxed) & Self.startRequestedFlag != 0 {
+            // A start that came after a stop (a spawn racing a shutdown): counted, nothing to
+            // start. (Left uncounted, it would keep the activation word above zero for ever.)
+            flags.bitwiseAnd(~Self.startRequestedFlag, ordering: .relaxed)
+            handled += 1
+        }
         while let message = mailboxHead.dequeue(mailboxTail) {
             if capacity != .max { freeRoom() }
             // A timer's message after termination is dropped silently: its timer is gone.

@@ -79,7 +79,7 @@ extension ActorCell {
         }
         context.releaseAfterTermination()
         install(.stopped)
-        system.publish(.stopped(address))
+        system.publishStopped(self)
         let parent = self.parent
         self.parent = nil
         parent?.sendSystem(.childTerminated(self, failure: failure, exit: exit))

@@ -109,7 +109,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @inlinable
     static var releasingFlag: UInt8 { 64 }
     /// Set by `sendSystem(.start)` (once, at spawn), cleared by the first run, which handles
-    /// the start before any other system message: the start needs no message node.
+    /// the start before any other system message: the start needs no message node. A stop
+    /// that overtook it (a spawn racing a shutdown) leaves it to `drainAfterTermination`.
     @inlinable
     static var startRequestedFlag: UInt8 { 128 }
 
