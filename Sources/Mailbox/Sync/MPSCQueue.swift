@@ -475,6 +475,16 @@ struct MPSCQueueHead<Element>: ~Copyable {
         }
     }
 
+    /// Whether the next element is known to be there (written in the head block): a peek at
+    /// the slot the next `dequeue` reads, without reading the producers' counter. `false` says
+    /// nothing (the queue may be empty, or the element in a later block or being written).
+    @inlinable
+    func nextIsWritten() -> Bool {
+        guard let block = headBlock else { return false }
+        let slot = headIndex &- block.pointee.start
+        return slot < block.pointee.capacity && block.pointee.written(slot).pointee.load(ordering: .relaxed)
+    }
+
     /// Whether the queue holds no element and no enqueue is in progress.
     @inlinable
     func isEmpty(_ tail: borrowing MPSCQueueTail<Element>) -> Bool {

@@ -56,8 +56,10 @@ extension ActorCell {
                 }
                 // Everything counted so far is handled: skip the dequeue that would find the
                 // queue empty. (A message enqueued and not yet counted is not lost: its sender's
-                // count makes the release below see it and schedule the next run.)
-                if pending.load(ordering: .relaxed) == handled { break }
+                // count makes the release below see it and schedule the next run.) Asked only
+                // when the next slot is not already written: under a backlog, reading the
+                // senders' activation word for every message would cost a contended cache line.
+                if !mailboxHead.nextIsWritten(), pending.load(ordering: .relaxed) == handled { break }
             }
             if case .terminated = lifecycle {
                 handled += drainAfterTermination()
