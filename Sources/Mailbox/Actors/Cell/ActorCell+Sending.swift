@@ -127,14 +127,16 @@ extension ActorCell {
     /// after termination are queued with one. Saves a retain/release pair per activation.
     @usableFromInline
     func scheduleRun() {
-        if let pool {
+        if let poolReference {
+            let job: Unmanaged<PoolJob>
             if isTerminated() {
                 runIsRetained = true
-                pool.enqueue(Unmanaged.passRetained(self))
+                job = Unmanaged.passRetained(self)
             } else {
                 runIsRetained = false
-                pool.enqueue(Unmanaged.passUnretained(self))
+                job = Unmanaged.passUnretained(self)
             }
+            poolReference._withUnsafeGuaranteedRef { $0.enqueue(job) }
             return
         }
         // Elsewhere the scheduler's own reference (the trampoline's retain, the closure's
