@@ -84,6 +84,10 @@ public final class ActorSystem: Sendable {
 
     /// The system's own pool, if it created one.
     let pool: PoolScheduler?
+    /// `pool`, for new cells: they reach it without a retain (the system, which every cell
+    /// holds, keeps it alive), so that spawning and freeing actors on different threads do not
+    /// both write the pool's reference count.
+    let poolReference: Unmanaged<PoolScheduler>?
 
     /// Timers and ask time-outs for actors whose scheduler cannot tell time.
     let timerScheduler: any DateScheduler
@@ -113,6 +117,7 @@ public final class ActorSystem: Sendable {
         self.configuration = configuration
         let pool = configuration.scheduler == nil ? PoolScheduler(workerCount: configuration.poolWorkerCount, name: "\(name)-pool") : nil
         self.pool = pool
+        poolReference = pool.map { Unmanaged.passUnretained($0) }
         self.timerScheduler = configuration.timerScheduler
             ?? (configuration.scheduler as? any DateScheduler)
             ?? pool

@@ -51,9 +51,17 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     /// The pool the actor runs on, if any (a strong reference: not for the activation path).
     var pool: PoolScheduler? { poolReference?.takeUnretainedValue() }
-    /// The scheduler the actor runs on (the pool, if `pool` is set).
+    /// The scheduler the actor runs on, unless it is the system's own pool: `nil` then, as the
+    /// system (which the cell holds) keeps its pool alive, and a retain per actor would have the
+    /// spawning thread and the workers that free actors both write the pool's reference count.
     @usableFromInline
-    let scheduler: any Scheduler
+    let customScheduler: (any Scheduler)?
+
+    /// The scheduler the actor runs on.
+    var scheduler: any Scheduler {
+        if let customScheduler { return customScheduler }
+        return poolReference!.takeUnretainedValue()
+    }
     /// The mailbox run, specialised for `Message` where the actor was spawned (see
     /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
     /// unspecialised generic code that looks up type metadata on every message.
@@ -203,8 +211,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         capacity = settings.capacity
         overflow = settings.overflow
         roomWaiters = settings.roomWaiters
-        scheduler = settings.scheduler
-        poolReference = settings.pool.map { Unmanaged.passUnretained($0) }
+        customScheduler = settings.customScheduler
+        poolReference = settings.pool
         runLength = settings.runLength
         self.behavior = behavior
         self.parent = parent

@@ -7,9 +7,10 @@ struct CellSettings {
     @usableFromInline let overflow: OverflowPolicy
     /// Where senders suspend for room (`backpressure` on a bounded mailbox only).
     @usableFromInline let roomWaiters: RoomWaiters?
-    @usableFromInline let scheduler: any Scheduler
-    /// `scheduler` when it is the pool.
-    @usableFromInline let pool: PoolScheduler?
+    /// The scheduler, unless it is the system's own pool (which the system keeps alive).
+    @usableFromInline let customScheduler: (any Scheduler)?
+    /// The scheduler when it is a pool (unretained: see `ActorCell.poolReference`).
+    @usableFromInline let pool: Unmanaged<PoolScheduler>?
     @usableFromInline let runLength: Int32
     @usableFromInline let stashCapacity: Int
     @usableFromInline let idleHook: (@Sendable (ObjectIdentifier) -> Void)?
@@ -28,9 +29,13 @@ struct CellSettings {
             self.overflow = overflow
         }
         roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
-        let scheduler = props.scheduler ?? system.configuration.scheduler ?? system.pool!
-        self.scheduler = scheduler
-        pool = scheduler as? PoolScheduler
+        if let scheduler = props.scheduler ?? system.configuration.scheduler {
+            customScheduler = scheduler
+            pool = (scheduler as? PoolScheduler).map { Unmanaged.passUnretained($0) }
+        } else {
+            customScheduler = nil
+            pool = system.poolReference!
+        }
         runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
         stashCapacity = props.stashCapacity
         idleHook = props.idleHook
