@@ -4,8 +4,8 @@ import Synchronization
 
 /// The parent of top-level actors (`/user`). Not an actor: its children map is behind a lock,
 /// because top-level spawns come from any thread.
-// `state` is protected by its own lock; `address` is immutable.
 @usableFromInline
+// `state` is protected by its own lock; `address` is immutable.
 final class Guardian: AnyTarget, @unchecked Sendable {
     private struct State {
         var children = ChildRegistry()
