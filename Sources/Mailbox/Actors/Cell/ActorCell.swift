@@ -43,10 +43,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     let roomWaiters: RoomWaiters?
     /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
     /// Unmanaged: `customScheduler` holds a pool given in `Props`, the system holds its own. A
-    /// strong (or even an `unowned(unsafe)`)
-    /// reference is retained and released on every activation, and the pool's reference count
-    /// is one cache line that every worker would then write: measured, 25–30 % of a 2-core
-    /// `pingpong-pairs` went into that retain.
+    /// strong (or even an `unowned(unsafe)`) reference is retained and released on every
+    /// activation, and the pool's reference count is one cache line that every worker would
+    /// then write: measured, 25–30 % of a 2-core `pingpong-pairs` went into that retain.
     @usableFromInline
     let poolReference: Unmanaged<PoolScheduler>?
 
