@@ -6,90 +6,60 @@
 /// Thread-safety: a context belongs to its actor and may be used only inside that actor's
 /// handlers (and `setup`), never from another thread or after the handler returned into an
 /// escaping closure. Refs (`myself`, children) are `Sendable` and may go anywhere.
-public final class ActorContext<Message: Sendable> {
+public struct ActorContext<Message: Sendable> {
     // A context is used only inside its actor's handlers, while the cell is alive.
     @usableFromInline
     unowned(unsafe) let cell: ActorCell<Message>
 
-    // Every `var` below is touched only inside the actor's mailbox run (checked in DEBUG builds
-    // by `cell.assertInMailboxRun()` in each mutator): one run at a time is what makes them safe.
+    /// A view of `cell`: the context is one word, made for each handler call, and allocates
+    /// nothing. Its state lives in the cell's `ContextState`, created on first use.
+    @inlinable
+    init(cell: ActorCell<Message>) {
+        self.cell = cell
+    }
+
+    // Every state below is touched only inside the actor's mailbox run (checked in DEBUG builds
+    // by `cell.assertInMailboxRun()` in each mutator): one run at a time is what makes it safe.
+
+    /// The state of children, watches, stash, timers and adapters, created on first use.
+    @usableFromInline
+    var state: ContextState<Message> { cell.contextState() }
+
+    /// The state if it was ever created (without creating it).
+    @inlinable
+    var stateIfCreated: ContextState<Message>? { cell.contextStorage }
 
     /// The children, in start order. Mailbox run only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var children = ChildRegistry()
-    /// `Props.idleHook`: set before the cell is published, read by each mailbox run.
-    @usableFromInline
-    let idleHook: (@Sendable (ObjectIdentifier) -> Void)?
-    /// Actors watching this one. Mailbox run only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var watchers: [ObjectIdentifier: AnyTarget] = [:]
-    /// Actors this one watches, with the custom message to receive instead of `terminated`.
-    /// Mailbox run only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var watching: [ObjectIdentifier: Watch] = [:]
-    /// Messages set aside by `stash(_:)`, oldest first, from `stashHead`. Mailbox run only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var stashed: [Message] = []
-    /// The oldest stashed message still there. Mailbox run only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var stashHead: Int32 = 0
-    /// Failures of this actor so far (wrapping). Mailbox run only.
-    private var failureCount: UInt32 = 0
-    /// Message adapters made so far (for their names). Mailbox run only. Wraps around instead
-    /// of trapping after 2³² adapters (names may then repeat; a name is only an address's last
-    /// component).
-    private var adapterCount: UInt32 = 0
-    /// The message adapters, once one is registered (its entries have their own lock).
-    private var adapterRegistry: MessageAdapters<Message>?
-    /// A misuse found inside the running handler (see `recordUsageError`). Mailbox run only.
-    private var usageError: (any Error)?
-    /// Messages the stash may hold (`Props.stashCapacity`). (Two 32-bit fields share a word.)
-    @usableFromInline
-    let stashCapacity: Int32
-
-    @usableFromInline
-    struct Watch {
-        let target: AnyTarget
-        let message: Message?
+    var children: ChildRegistry {
+        get { cell.contextStorage?.children ?? ChildRegistry() }
+        nonmutating _modify { yield &state.children }
     }
+
+    /// Whether the actor has children (without creating the state).
+    @inlinable
+    var hasChildren: Bool { cell.hasChildren }
+
+    /// Messages the stash may hold (`Props.stashCapacity`).
+    @inlinable
+    var stashCapacity: Int32 { cell.stashCapacity }
 
     /// The actor's timers; all are cancelled when the actor stops.
     public var timers: TimerScheduler<Message> {
         cell.assertInMailboxRun()
-        if let timerStorage { return timerStorage }
+        let state = state
+        if let timers = state.timerStorage { return timers }
         let timers = TimerScheduler(cell: cell)
-        timerStorage = timers
+        state.timerStorage = timers
         return timers
     }
 
-    /// Created on first use of `timers`. Mailbox run only.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var timerStorage: TimerScheduler<Message>?
-
     /// The timer scheduler, if `timers` was ever used (without creating it).
-    var timerSchedulerIfCreated: TimerScheduler<Message>? { timerStorage }
+    var timerSchedulerIfCreated: TimerScheduler<Message>? { cell.contextStorage?.timerStorage }
 
     /// Cancels every timer, if any was ever started (without creating the timer scheduler).
     @inlinable
     func cancelAllTimers() {
-        timerStorage?.cancelAll()
-    }
-
-    @inlinable
-    init(cell: ActorCell<Message>, stashCapacity: Int, idleHook: (@Sendable (ObjectIdentifier) -> Void)? = nil) {
-        self.cell = cell
-        self.stashCapacity = Int32(clamping: stashCapacity)
-        self.idleHook = idleHook
-    }
-
-    deinit {
-        children.removeAll()
+        cell.contextStorage?.timerStorage?.cancelAll()
     }
 
     /// The actor's own ref (Akka's `context.self`; `self` is reserved in Swift).
@@ -252,7 +222,8 @@ public final class ActorContext<Message: Sendable> {
         let target = ref.watchedTarget
         guard target !== cell else { return }
         let id = ObjectIdentifier(target)
-        if let existing = watching[id] {
+        let state = state
+        if let existing = state.watching[id] {
             guard (existing.message == nil) == (message == nil) else {
                 // Akka: a watch is either `watch` or `watchWith`; switching is a usage error.
                 recordUsageError(ActorSystemError.conflictingWatch(
@@ -260,10 +231,10 @@ public final class ActorContext<Message: Sendable> {
                 return
             }
             // The same kind of watch again: kept (with the new message, for `watch(_:with:)`).
-            watching[id] = Watch(target: target, message: message)
+            state.watching[id] = .init(target: target, message: message)
             return
         }
-        watching[id] = Watch(target: target, message: message)
+        state.watching[id] = .init(target: target, message: message)
         target.sendSystem(.watch(cell))
     }
 
@@ -272,21 +243,23 @@ public final class ActorContext<Message: Sendable> {
     /// A misuse of this context found inside a handler that cannot throw (as `watch`): the
     /// handler fails with `error` once it returns, as if it had thrown it (the first error wins).
     func recordUsageError(_ error: any Error) {
-        if usageError == nil { usageError = error }
+        let state = state
+        if state.usageError == nil { state.usageError = error }
         cell.flags.bitwiseOr(ActorCell<Message>.usageErrorFlag, ordering: .relaxed)
     }
 
     /// The recorded usage error, cleared.
     func takeUsageError() -> (any Error)? {
-        defer { usageError = nil }
-        return usageError
+        guard let state = stateIfCreated else { return nil }
+        defer { state.usageError = nil }
+        return state.usageError
     }
 
     /// Stops watching `ref`; a `terminated` already on its way is discarded.
     public func unwatch<Other>(_ ref: ActorRef<Other>) {
         cell.assertInMailboxRun()
         let target = ref.target.watchedTarget
-        if watching.removeValue(forKey: ObjectIdentifier(target)) != nil {
+        if stateIfCreated?.watching.removeValue(forKey: ObjectIdentifier(target)) != nil {
             target.sendSystem(.unwatch(cell))
         }
     }
@@ -302,11 +275,14 @@ public final class ActorContext<Message: Sendable> {
         guard stashSize < stashCapacity else {
             throw StashOverflowError(actor: address, capacity: Int(stashCapacity))
         }
-        stashed.append(message)
+        state.stashed.append(message)
     }
 
     /// The number of stashed messages.
-    public var stashSize: Int { stashed.count - Int(stashHead) }
+    public var stashSize: Int {
+        guard let state = stateIfCreated else { return 0 }
+        return state.stashed.count - Int(state.stashHead)
+    }
 
     /// Whether the stash holds `Props.stashCapacity` messages (a further `stash` throws).
     public var isStashFull: Bool { stashSize >= stashCapacity }
@@ -340,22 +316,24 @@ public final class ActorContext<Message: Sendable> {
             return .same
         }
         var remaining = min(max(count, 0), stashSize)
-        let failuresBefore = failureCount
-        while remaining > 0, case .running = cell.lifecycle, failureCount == failuresBefore {
+        guard remaining > 0 else { return .same }
+        let state = state
+        let failuresBefore = state.failureCount
+        while remaining > 0, case .running = cell.lifecycle, state.failureCount == failuresBefore {
             remaining -= 1
-            let message = stashed[Int(stashHead)]
-            stashHead += 1
-            if Int(stashHead) == stashed.count {
-                stashed.removeAll(keepingCapacity: true)
-                stashHead = 0
+            let message = state.stashed[Int(state.stashHead)]
+            state.stashHead += 1
+            if Int(state.stashHead) == state.stashed.count {
+                state.stashed.removeAll(keepingCapacity: true)
+                state.stashHead = 0
             }
             cell.handle(message)
         }
         // A stash never quite emptied (one message unstashed per tick, messages stashed again)
         // would otherwise keep every replayed slot and, after 2³¹ of them, overflow `stashHead`.
-        if stashHead >= 1_024, Int(stashHead) * 2 >= stashed.count {
-            stashed.removeFirst(Int(stashHead))
-            stashHead = 0
+        if state.stashHead >= 1_024, Int(state.stashHead) * 2 >= state.stashed.count {
+            state.stashed.removeFirst(Int(state.stashHead))
+            state.stashHead = 0
         }
         return .same
     }
@@ -363,16 +341,17 @@ public final class ActorContext<Message: Sendable> {
     /// The stash, oldest first, emptied (a restart keeps it for the new state).
     @inlinable
     func takeStash() -> ArraySlice<Message> {
+        guard let state = stateIfCreated else { return [] }
         defer {
-            stashed = []
-            stashHead = 0
+            state.stashed = []
+            state.stashHead = 0
         }
-        return stashed[Int(stashHead)...]
+        return state.stashed[Int(state.stashHead)...]
     }
 
     /// Counts a failure of this actor (so that an unstash stops replaying after one).
     func noteFailure() {
-        failureCount &+= 1
+        state.failureCount &+= 1
     }
 
     // MARK: Adapters and async work
@@ -390,16 +369,17 @@ public final class ActorContext<Message: Sendable> {
     /// Watching the adapter watches this actor: the watcher's `terminated` names this actor.
     public func messageAdapter<Other: Sendable>(_ transform: @escaping @Sendable (Other) throws -> Message) -> ActorRef<Other> {
         cell.assertInMailboxRun()
+        let state = state
         let adapters: MessageAdapters<Message>
-        if let existing = adapterRegistry {
+        if let existing = state.adapterRegistry {
             adapters = existing
         } else {
             adapters = MessageAdapters()
-            adapterRegistry = adapters
+            state.adapterRegistry = adapters
         }
         let target = adapters.register(transform) {
-            adapterCount &+= 1
-            let adapterAddress = address.child("$adapter\(adapterCount)", incarnation: address.incarnation)
+            state.adapterCount &+= 1
+            let adapterAddress = address.child("$adapter\(state.adapterCount)", incarnation: address.incarnation)
             return AdapterTarget<Other, Message>(owner: cell, adapters: adapters, address: adapterAddress)
         }
         return ActorRef(target)
@@ -423,14 +403,15 @@ public final class ActorContext<Message: Sendable> {
     @inlinable
     func releaseAfterTermination() {
         cell.assertInMailboxRun()
-        cancelAllTimers()
-        if !children.isEmpty { children.removeAll() }
-        if hasWatches {
-            watchers = [:]
-            watching = [:]
+        guard let state = stateIfCreated else { return }
+        state.timerStorage?.cancelAll()
+        if !state.children.isEmpty { state.children.removeAll() }
+        if state.hasWatches {
+            state.watchers = [:]
+            state.watching = [:]
         }
         // Nothing accepted is lost silently: what was still stashed becomes dead letters.
-        if !stashed.isEmpty {
+        if !state.stashed.isEmpty {
             for message in takeStash() {
                 system.publishUndelivered(message, to: address, reason: .recipientTerminated)
             }
@@ -439,5 +420,5 @@ public final class ActorContext<Message: Sendable> {
 
     /// Whether an actor watches this one or this one watches another.
     @inlinable
-    var hasWatches: Bool { !watchers.isEmpty || !watching.isEmpty }
+    var hasWatches: Bool { stateIfCreated?.hasWatches ?? false }
 }

@@ -5,7 +5,7 @@
 /// for both.
 ///
 /// Thread-safety: that of the conforming type (see above).
-public protocol ActorRefFactory: AnyObject {
+public protocol ActorRefFactory {
     /// Spawns an actor named `name` running `behavior`: a top-level actor for a system, a child
     /// for a context.
     ///

@@ -9,21 +9,21 @@
 extension ActorCell {
     /// A watched actor terminated, with the failure that stopped it, if any.
     func watchedActorTerminated(_ ref: AnyTarget, failure: (any Error)?) {
-        if case .restarting = lifecycle, context.watching[ObjectIdentifier(ref)] != nil {
+        if case .restarting = lifecycle, contextStorage?.watching[ObjectIdentifier(ref)] != nil {
             // For the new state, once it is built.
             supervisionState().deferred.append(.terminated(ref, failure: failure))
             return
         }
-        guard case .running = lifecycle, let context,
-              let watch = context.watching.removeValue(forKey: ObjectIdentifier(ref)) else { return }
+        guard case .running = lifecycle, let state = contextStorage,
+              let watch = state.watching.removeValue(forKey: ObjectIdentifier(ref)) else { return }
         if let customMessage = watch.message {
             handle(customMessage)
             return
         }
-        let isListed = context.children.contains(ref)
+        let isListed = state.children.contains(ref)
         if isListed {
             // The child is gone; its `childTerminated` will find nothing left to remove.
-            context.children.remove(ref)
+            state.children.remove(ref)
         }
         // A child that already terminated (its `childTerminated` came first: the watch reached
         // it late) is still this actor's child: its failure is not lost.
@@ -41,7 +41,7 @@ extension ActorCell {
     /// actor watches the child, its watch (custom message or `.terminated`) takes it; otherwise
     /// this actor fails with `ChildFailedError`, which names the child.
     func childEscalated(_ child: AnyTarget, failure: any Error) throws {
-        let watch = context.watching.removeValue(forKey: ObjectIdentifier(child))
+        let watch = contextStorage?.watching.removeValue(forKey: ObjectIdentifier(child))
         let ref = AnyActorRef(child)
         if try deliver(.childFailed(ref, error: failure)) { return }
         if let watch {

@@ -68,7 +68,7 @@ extension ActorCell {
         // Read before the activation is released: `scheduleRun` sets it for the next run.
         let wasRetained = runIsRetained
         let parks = isParkingForRestart
-        let idleHook = flags.load(ordering: .relaxed) & Self.idleHookFlag != 0 ? context.idleHook : nil
+        let idleHook = flags.load(ordering: .relaxed) & Self.idleHookFlag != 0 ? contextStorage?.idleHook : nil
         let identity = ObjectIdentifier(self)
         if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
             if parks {

@@ -24,7 +24,7 @@ extension ActorCell {
             flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
         }
         context.cancelAllTimers()
-        if context.children.isEmpty {
+        if !hasChildren {
             finishTermination()
         } else {
             stopChildren()
@@ -34,13 +34,13 @@ extension ActorCell {
     /// `beginStopping` with children: they stop first.
     @usableFromInline
     func stopChildren() {
-        if managingBehavior != nil, let youngest = context.children.youngest {
+        if managingBehavior != nil, let youngest = contextStorage?.children.youngest {
             // A `Supervisor` stops its children one at a time, newest first, as OTP does.
             youngest.sendSystem(.stop)
         } else {
             // Newest first, as an OTP supervisor stops its children: deterministic on a
             // TestScheduler, and dependants stop before what they depend on.
-            for child in context.children.inStartOrder.reversed() {
+            for child in childrenInStartOrder.reversed() {
                 child.sendSystem(.stop)
             }
         }
@@ -102,11 +102,12 @@ extension ActorCell {
             }
         }
         let parent = self.parent
-        for watcher in context.watchers.values where !(escalate && watcher === parent) {
+        let state = contextStorage
+        for watcher in state?.watchers.values ?? [:].values where !(escalate && watcher === parent) {
             watcher.sendSystem(.terminated(self, failure: failure))
         }
         deadLetterRestartBuffer()
-        for watched in context.watching.values {
+        for watched in state?.watching.values ?? [:].values {
             watched.target.sendSystem(.unwatch(self))
         }
     }

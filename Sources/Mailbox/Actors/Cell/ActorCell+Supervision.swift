@@ -286,7 +286,7 @@ extension ActorCell {
             backoff = .init(generation: generation, timer: timer, stashCapacity: plan.stashCapacity)
         }
         perform(state.restart.restartDecided(
-            source: source, stopsChildren: strategy.stopsChildren, hasChildren: !context.children.isEmpty,
+            source: source, stopsChildren: strategy.stopsChildren, hasChildren: hasChildren,
             backoff: backoff))
     }
 
@@ -333,9 +333,9 @@ extension ActorCell {
         context.cancelAllTimers()
         keepStashForNewState()
         if stopsChildren {
-            for child in context.children.inStartOrder.reversed() {
+            for child in childrenInStartOrder.reversed() {
                 // The new state does not hear of the old state's children.
-                context.watching[ObjectIdentifier(child)] = nil
+                contextStorage?.watching[ObjectIdentifier(child)] = nil
                 child.sendSystem(.stop)
             }
         }
@@ -439,7 +439,7 @@ extension ActorCell {
     /// A child terminated while restarting.
     func childTerminatedWhileRestarting() {
         guard let state = supervision else { return }
-        perform(state.restart.childTerminated(allChildrenGone: context.children.isEmpty))
+        perform(state.restart.childTerminated(allChildrenGone: !hasChildren))
     }
 
     /// Stopping instead of completing a restart in progress: its back-off timer is cancelled.
@@ -494,7 +494,7 @@ extension ActorCell {
         switch lifecycle {
         case .running, .restarting:
             let state = supervisionState()
-            perform(state.restart.stopOrdered(thenStart: thenStart, hasChildren: !context.children.isEmpty))
+            perform(state.restart.stopOrdered(thenStart: thenStart, hasChildren: hasChildren))
         case .new, .stopping, .terminated:
             return
         }
@@ -531,7 +531,7 @@ extension ActorCell {
     }
 
     func managedChildFailed(_ child: AnyTarget, error: any Error) {
-        guard case .running = lifecycle, context.children.contains(child) else { return }
+        guard case .running = lifecycle, contextStorage?.children.contains(child) == true else { return }
         guard let managing = managingBehavior else {
             child.sendSystem(.stop)
             return

@@ -68,22 +68,22 @@ extension ActorCell {
                 // A late watch learns the failure too (a parent then sees `childFailed`).
                 watcher.sendSystem(.terminated(self, failure: supervision?.terminalFailure))
             } else if watcher !== self {
-                context?.watchers[ObjectIdentifier(watcher)] = watcher
+                contextState().watchers[ObjectIdentifier(watcher)] = watcher
             }
         case let .unwatch(watcher):
-            _ = context?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
+            _ = contextStorage?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
         case let .terminated(ref, failure):
             watchedActorTerminated(ref, failure: failure)
         case let .childTerminated(child, failure, exit):
-            guard let context else { return }
-            context.children.remove(child)
+            guard let state = contextStorage else { return }
+            state.children.remove(child)
             switch lifecycle {
             case .running:
                 childTerminatedWhileRunning(child, failure: failure, exit: exit)
             case .stopping:
-                if context.children.isEmpty {
+                if state.children.isEmpty {
                     finishTermination()
-                } else if managingBehavior != nil, let youngest = context.children.youngest {
+                } else if managingBehavior != nil, let youngest = state.children.youngest {
                     // A `Supervisor` stops its children one at a time, newest first.
                     youngest.sendSystem(.stop)
                 }

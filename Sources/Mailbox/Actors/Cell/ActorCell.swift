@@ -158,11 +158,14 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     @exclusivity(unchecked)
     var lifecycle: Lifecycle = .new
-    /// Created in `init`, before the cell is published (implicitly unwrapped only because it
-    /// needs `self`).
+    /// Messages the stash may hold (`Props.stashCapacity`). After `lifecycle`, in its padding.
+    @usableFromInline
+    let stashCapacity: Int32
+    /// The context's state (children, watches, stash, timers, adapters, idle hook), created on
+    /// first use by `contextState()`: most actors never need it.
     @usableFromInline
     @exclusivity(unchecked)
-    var context: ActorContext<Message>!
+    var contextStorage: ContextState<Message>?
     /// The parent, told `childTerminated` when this actor terminates. Cleared then.
     @usableFromInline
     @exclusivity(unchecked)
@@ -214,12 +217,36 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         customScheduler = settings.customScheduler
         poolReference = settings.pool
         runLength = settings.runLength
+        stashCapacity = Int32(clamping: settings.stashCapacity)
         self.behavior = behavior
         self.parent = parent
         super.init(address: address, system: system, isActorCell: true, parent: parent)
-        // Before the cell is published: a watch that arrives before `.start` has somewhere to go.
-        context = ActorContext(cell: self, stashCapacity: settings.stashCapacity, idleHook: settings.idleHook)
-        if settings.idleHook != nil { flags.bitwiseOr(Self.idleHookFlag, ordering: .relaxed) }
+        if let idleHook = settings.idleHook {
+            // Before the cell is published.
+            contextState().idleHook = idleHook
+            flags.bitwiseOr(Self.idleHookFlag, ordering: .relaxed)
+        }
+    }
+
+    /// The actor's context: a view of this cell, made where it is needed (it allocates nothing).
+    @inlinable
+    var context: ActorContext<Message> { ActorContext(cell: self) }
+
+    /// Whether the actor has children that have not terminated.
+    @inlinable
+    final var hasChildren: Bool { !(contextStorage?.children.isEmpty ?? true) }
+
+    /// The children that have not terminated, in start order.
+    final var childrenInStartOrder: [AnyTarget] { contextStorage?.children.inStartOrder ?? [] }
+
+    /// The context's state, created on first use. Mailbox run only (or before the cell is
+    /// published).
+    @usableFromInline
+    final func contextState() -> ContextState<Message> {
+        if let contextStorage { return contextStorage }
+        let state = ContextState<Message>()
+        contextStorage = state
+        return state
     }
 
     deinit {
