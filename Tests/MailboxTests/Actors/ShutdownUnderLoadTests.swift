@@ -175,7 +175,7 @@ struct ShutdownUnderLoadTests {
         // 20 handled by `silent`, 20 queued behind the one `busy` is handling.
         let busyCell = unsafeDowncast(busy.target, to: ActorCell<Question>.self)
         #expect(await eventually {
-            ignored.values.count == 20 && busyCell.userCount.load(ordering: .acquiring) == 20
+            ignored.values.count == 20 && busyCell.bounded?.userCount.load(ordering: .acquiring) == 20
         })
         #expect(system.pendingAsks.count == asks.count + 1)
 

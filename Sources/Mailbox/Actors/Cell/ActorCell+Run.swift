@@ -36,14 +36,15 @@ extension ActorCell {
                 handled += runSystemMessages()
             }
             var userHandled = 0
+            let bounded = bounded
             while userHandled < runLength, isAcceptingUserMessages {
-                if capacity != .max, overflow == .dropOldest, userCount.load(ordering: .relaxed) > capacity {
-                    handled += dropOldestOverflow()
+                if let bounded, bounded.overflow == .dropOldest, bounded.userCount.load(ordering: .relaxed) > bounded.capacity {
+                    handled += dropOldestOverflow(bounded)
                 }
                 guard let message = mailboxHead.dequeue(mailboxTail) else { break }
                 handled += 1
                 userHandled += 1
-                if capacity != .max { freeRoom() }
+                if let bounded { freeRoom(bounded) }
                 if flags.load(ordering: .relaxed) & Self.timerMessageFlag != 0, !admitsTimerMessage() {
                     // A message of a timer cancelled or restarted after it fired.
                 } else if case .running = lifecycle {
@@ -124,21 +125,21 @@ extension ActorCell {
     }
 
     @usableFromInline
-    func freeRoom() {
+    func freeRoom(_ bounded: CellOptions) {
         // Sequentially consistent with the waiter's register-then-check (`RoomWaiters.wait`):
         // either this sees the waiter or the waiter sees the room (store-buffer pattern).
-        userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-        roomWaiters?.resumeOne()
+        bounded.userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        bounded.roomWaiters?.resumeOne()
     }
 
     /// Drops the oldest messages while more than `capacity` are queued (`dropOldest`). Only
     /// the consumer dequeues, so the count it compares is never ahead of the queue for long:
     /// a sender counts before it enqueues, and `dequeue` waits for a counted, claimed slot.
     @usableFromInline
-    func dropOldestOverflow() -> Int {
+    func dropOldestOverflow(_ bounded: CellOptions) -> Int {
         var dropped = 0
-        while userCount.load(ordering: .relaxed) > capacity, let message = mailboxHead.dequeue(mailboxTail) {
-            userCount.wrappingSubtract(1, ordering: .relaxed)
+        while bounded.userCount.load(ordering: .relaxed) > bounded.capacity, let message = mailboxHead.dequeue(mailboxTail) {
+            bounded.userCount.wrappingSubtract(1, ordering: .relaxed)
             system.publishUndelivered(message, to: address, reason: .mailboxFull(.dropOldest))
             dropped += 1
         }
@@ -155,8 +156,9 @@ extension ActorCell {
             flags.bitwiseAnd(~Self.startRequestedFlag, ordering: .relaxed)
             handled += 1
         }
+        let bounded = bounded
         while let message = mailboxHead.dequeue(mailboxTail) {
-            if capacity != .max { freeRoom() }
+            if let bounded { freeRoom(bounded) }
             // A timer's message after termination is dropped silently: its timer is gone.
             if flags.load(ordering: .relaxed) & Self.timerMessageFlag == 0 || !takesTimerMark() {
                 system.publishUndelivered(message, to: address, reason: .recipientTerminated)

@@ -10,7 +10,7 @@ extension ActorCell {
         if isTerminated() {
             return refuseTerminated(message)
         }
-        if capacity != .max, let refused = reserveRoom(for: message) {
+        if let bounded, let refused = reserveRoom(in: bounded, for: message) {
             return refused
         }
         mailboxTail.enqueue(message)
@@ -27,19 +27,19 @@ extension ActorCell {
     /// Counts a user message against the capacity, applying the overflow policy when full.
     /// Returns the result to give the sender if the message is refused.
     @usableFromInline
-    func reserveRoom(for message: Message) -> TellResult? {
-        let count = userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+    func reserveRoom(in bounded: CellOptions, for message: Message) -> TellResult? {
+        let count = bounded.userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         // `dropOldest` accepts; the consumer drops the oldest while the count exceeds capacity.
-        guard count > capacity, overflow != .dropOldest else { return nil }
-        userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-        system.publishUndelivered(message, to: address, reason: .mailboxFull(overflow))
-        return .dropped(.mailboxFull(overflow))
+        guard count > bounded.capacity, bounded.overflow != .dropOldest else { return nil }
+        bounded.userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        system.publishUndelivered(message, to: address, reason: .mailboxFull(bounded.overflow))
+        return .dropped(.mailboxFull(bounded.overflow))
     }
 
     /// `send(_:)`: waits for room in a back-pressure mailbox; otherwise `tell`, throwing what it
     /// dropped.
     func sendWaitingForRoom(_ message: Message) async throws {
-        guard let roomWaiters else {
+        guard let bounded, let roomWaiters = bounded.roomWaiters else {
             if case let .dropped(reason) = tell(message) {
                 throw SendError(recipient: address, reason: reason)
             }
@@ -50,15 +50,15 @@ extension ActorCell {
                 system.publishUndelivered(message, to: address, reason: .recipientTerminated)
                 throw SendError(recipient: address, reason: .recipientTerminated)
             }
-            if userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue <= capacity {
+            if bounded.userCount.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue <= bounded.capacity {
                 mailboxTail.enqueue(message)
                 activate()
                 return
             }
-            userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            bounded.userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
             do {
                 try await roomWaiters.wait(for: message) { [self] in
-                    userCount.load(ordering: .sequentiallyConsistent) < capacity || flags.load(ordering: .sequentiallyConsistent) & Self.terminatedFlag != 0
+                    bounded.userCount.load(ordering: .sequentiallyConsistent) < bounded.capacity || flags.load(ordering: .sequentiallyConsistent) & Self.terminatedFlag != 0
                 }
             } catch is RoomWaiters.RecipientTerminated {
                 // Published as a dead letter when the actor terminated.
@@ -74,9 +74,7 @@ extension ActorCell {
     /// `dropOldest` it ages like any other message).
     func tellTimer(key: TimerKey, generation: UInt64, message: Message, marks: TimerMarks) {
         if isTerminated() { return }
-        if capacity != .max {
-            userCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        }
+        bounded?.userCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
         marks.record(key: key, generation: generation) {
             flags.bitwiseOr(Self.timerMessageFlag, ordering: .sequentiallyConsistent)
             return mailboxTail.enqueue(message)

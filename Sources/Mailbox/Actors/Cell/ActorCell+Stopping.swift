@@ -74,7 +74,7 @@ extension ActorCell {
         }
         lifecycle = .terminated
         flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
-        if supervision != nil || roomWaiters != nil || context.hasWatches {
+        if supervision != nil || options?.roomWaiters != nil || context.hasWatches {
             announceTermination(failure: failure, escalate: exit == .escalated)
         }
         context.releaseAfterTermination()

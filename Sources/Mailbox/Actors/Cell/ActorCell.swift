@@ -31,16 +31,19 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// System messages, newest first: a lock-free stack drained (and reversed) by the run.
     @usableFromInline
     let systemMessages = Atomic<UnsafeMutableRawPointer?>(nil)
-    /// User messages queued; maintained only for bounded mailboxes.
+    /// A bounded mailbox or a scheduler other than the system's pool; `nil` for neither (see
+    /// `CellOptions`).
     @usableFromInline
-    let userCount = Atomic<Int>(0)
+    let options: CellOptions?
 
-    /// `Int.max` when unbounded.
-    @usableFromInline
-    let capacity: Int
+    /// The options when the mailbox is bounded (`nil` when it is unbounded).
+    @inlinable
+    final var bounded: CellOptions? {
+        if let options, options.isBounded { return options }
+        return nil
+    }
     /// Senders suspended in `send(_:)` waiting for room (`backpressure` only).
-    @usableFromInline
-    let roomWaiters: RoomWaiters?
+    var roomWaiters: RoomWaiters? { options?.roomWaiters }
     /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
     /// Unmanaged: `customScheduler` holds a pool given in `Props`, the system holds its own. A
     /// strong (or even an `unowned(unsafe)`) reference is retained and released on every
@@ -54,8 +57,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// The scheduler the actor runs on, unless it is the system's own pool: `nil` then, as the
     /// system (which the cell holds) keeps its pool alive, and a retain per actor would have the
     /// spawning thread and the workers that free actors both write the pool's reference count.
-    @usableFromInline
-    let customScheduler: (any Scheduler)?
+    var customScheduler: (any Scheduler)? { options?.customScheduler }
 
     /// The scheduler the actor runs on.
     var scheduler: any Scheduler {
@@ -132,8 +134,6 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     final func isTerminated() -> Bool {
         flags.load(ordering: .acquiring) & Self.terminatedFlag != 0
     }
-    @usableFromInline
-    let overflow: OverflowPolicy
     /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
     /// whoever schedules a run to that run, like the rest of the consumer's state (see
     /// `scheduleRun`).
@@ -211,10 +211,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         runLoop: @escaping (ActorCell<Message>) -> Bool
     ) {
         self.runLoop = runLoop
-        capacity = settings.capacity
-        overflow = settings.overflow
-        roomWaiters = settings.roomWaiters
-        customScheduler = settings.customScheduler
+        options = settings.options
         poolReference = settings.pool
         runLength = settings.runLength
         stashCapacity = Int32(clamping: settings.stashCapacity)

@@ -2,13 +2,8 @@
 /// generic) so that the cell's inlinable initialiser stays small.
 @usableFromInline
 struct CellSettings {
-    /// `Int.max` when unbounded.
-    @usableFromInline let capacity: Int
-    @usableFromInline let overflow: OverflowPolicy
-    /// Where senders suspend for room (`backpressure` on a bounded mailbox only).
-    @usableFromInline let roomWaiters: RoomWaiters?
-    /// The scheduler, unless it is the system's own pool (which the system keeps alive).
-    @usableFromInline let customScheduler: (any Scheduler)?
+    /// A bounded mailbox or a scheduler other than the system's pool; `nil` for neither.
+    @usableFromInline let options: CellOptions?
     /// The scheduler when it is a pool (unretained: see `ActorCell.poolReference`).
     @usableFromInline let pool: Unmanaged<PoolScheduler>?
     @usableFromInline let runLength: Int32
@@ -18,24 +13,27 @@ struct CellSettings {
     /// `props` resolved against `system`'s defaults. `props` has passed `ActorSystem.checkProps`.
     @usableFromInline
     init(props: Props, system: ActorSystem) {
+        let capacity: Int
+        let overflow: OverflowPolicy
         switch props.mailbox {
         case .unbounded:
             capacity = .max
             overflow = .dropNewest
-        case let .bounded(capacity, overflow):
+        case let .bounded(bound, policy):
             // `ActorSystem.checkProps` refused anything else before the cell was made.
-            precondition(capacity > 0, "a bounded mailbox needs a positive capacity, not \(capacity)")
-            self.capacity = capacity
-            self.overflow = overflow
+            precondition(bound > 0, "a bounded mailbox needs a positive capacity, not \(bound)")
+            capacity = bound
+            overflow = policy
         }
-        roomWaiters = overflow == .backpressure && capacity != .max ? RoomWaiters() : nil
-        if let scheduler = props.scheduler ?? system.configuration.scheduler {
-            customScheduler = scheduler
-            pool = (scheduler as? PoolScheduler).map { Unmanaged.passUnretained($0) }
+        let customScheduler = props.scheduler ?? system.configuration.scheduler
+        if let customScheduler {
+            pool = (customScheduler as? PoolScheduler).map { Unmanaged.passUnretained($0) }
         } else {
-            customScheduler = nil
             pool = system.poolReference!
         }
+        options = customScheduler != nil || capacity != .max
+            ? CellOptions(customScheduler: customScheduler, capacity: capacity, overflow: overflow)
+            : nil
         runLength = Int32(clamping: props.runLength ?? system.configuration.runLength)
         stashCapacity = props.stashCapacity
         idleHook = props.idleHook
