@@ -327,8 +327,11 @@ struct MPSCQueueTail<Element>: ~Copyable {
     // MARK: Slow paths
 
     /// The first block, allocating and publishing it if no producer has yet. Called by a
-    /// producer that read `tailBlock` as `nil` after taking its index.
-    @usableFromInline
+    /// producer that read `tailBlock` as `nil` after taking its index. Inlinable (specialised
+    /// for `Element`) although it is a slow path: it runs once per actor, on its first message,
+    /// and generic code would look up the block's type metadata (about 550 instructions).
+    @inlinable
+    @inline(never)
     func publishFirstBlock() -> Block.Pointer {
         if let first = Self.block(firstBlock.load(ordering: .acquiring)) { return first }
         let fresh = Block.allocate(start: 0, capacity: Block.firstCapacity)
