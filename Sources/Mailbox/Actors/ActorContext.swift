@@ -3,6 +3,9 @@
 /// Use it to spawn and stop children, watch other actors, set timers, stash messages, adapt
 /// other message types, and move async work out of the handler (`pipeToSelf`, `ask`).
 ///
+/// A context is a view of its actor, not an object of its own: copying it costs nothing and
+/// every copy reaches the same actor and the same state (children, watches, stash, timers).
+///
 /// Thread-safety: a context belongs to its actor and may be used only inside that actor's
 /// handlers (and `setup`), never from another thread or after the handler returned into an
 /// escaping closure. Refs (`myself`, children) are `Sendable` and may go anywhere.

@@ -74,7 +74,7 @@ extension ActorCell {
         }
         lifecycle = .terminated
         flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
-        if supervision != nil || options?.roomWaiters != nil || context.hasWatches {
+        if supervision != nil || roomWaiters != nil || context.hasWatches {
             announceTermination(failure: failure, escalate: exit == .escalated)
         }
         context.releaseAfterTermination()
@@ -102,13 +102,16 @@ extension ActorCell {
             }
         }
         let parent = self.parent
-        let state = contextStorage
-        for watcher in state?.watchers.values ?? [:].values where !(escalate && watcher === parent) {
-            watcher.sendSystem(.terminated(self, failure: failure))
+        if let watchers = contextStorage?.watchers {
+            for watcher in watchers.values where !(escalate && watcher === parent) {
+                watcher.sendSystem(.terminated(self, failure: failure))
+            }
         }
         deadLetterRestartBuffer()
-        for watched in state?.watching.values ?? [:].values {
-            watched.target.sendSystem(.unwatch(self))
+        if let watching = contextStorage?.watching {
+            for watched in watching.values {
+                watched.target.sendSystem(.unwatch(self))
+            }
         }
     }
 }

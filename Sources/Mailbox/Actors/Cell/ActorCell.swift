@@ -43,7 +43,8 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         return nil
     }
     /// Senders suspended in `send(_:)` waiting for room (`backpressure` only).
-    var roomWaiters: RoomWaiters? { options?.roomWaiters }
+    @inlinable
+    final var roomWaiters: RoomWaiters? { options?.roomWaiters }
     /// The pool the actor runs on, if any: it queues the cell itself, no closure per run.
     /// Unmanaged: `customScheduler` holds a pool given in `Props`, the system holds its own. A
     /// strong (or even an `unowned(unsafe)`) reference is retained and released on every
