@@ -343,7 +343,7 @@ extension ActorCell {
         let next: Behavior<Message>
         switch behavior.kind {
         case let .receive(_, lifecycle?), let .receiveMessage(_, lifecycle?):
-            next = try lifecycle(context, event)
+            next = try lifecycle.handle(context, event)
         case let .object(object):
             next = try object.receiveLifecycle(event)
         default:

@@ -353,7 +353,7 @@ extension ActorCell {
         do {
             switch behavior.kind {
             case let .receive(_, lifecycle?), let .receiveMessage(_, lifecycle?):
-                _ = try lifecycle(context, .preRestart)
+                _ = try lifecycle.handle(context, .preRestart)
             case let .object(object):
                 _ = try object.receiveLifecycle(.preRestart)
             default:
