@@ -85,15 +85,27 @@ struct PoolActivationTests {
                 defer { refs = [] }
                 return refs
             }
+            // Each sender thread takes its refs out of a box and drops them before it leaves the
+            // group: a thread's closure is released some time after it returns, and refs it
+            // captured would keep children alive past the check below (seen under load: the
+            // closure's array was still being destroyed, 247 cells alive).
+            let slices = (0..<3).map { sender in
+                LockedValueBox(snapshot.enumerated().filter { $0.offset % 3 == sender }.map(\.element))
+            }
             let group = DispatchGroup()
-            for sender in 0..<3 {
+            for slice in slices {
                 group.enter()
                 Thread {
-                    for (index, child) in snapshot.enumerated() where index % 3 == sender {
+                    var refs = slice.withLockedValue { refs in
+                        defer { refs = [] }
+                        return refs
+                    }
+                    for child in refs {
                         for value in 1...5 { child.tell(value) }
                         child.tell(0)
                         for value in 1...5 { child.tell(value) }   // after the stop: dead letters
                     }
+                    refs = []
                     group.leave()
                 }.start()
             }
