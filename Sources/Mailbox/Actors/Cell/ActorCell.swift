@@ -92,7 +92,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     // MARK: Small immutable fields (shared), in the behavior's tail padding
     //
-    // Declared here, after the 33-byte behavior, they fill the bytes it leaves before the next
+    // Declared here, after the 25-byte behavior, they fill the bytes it leaves before the next
     // word instead of padding to words of their own (16 bytes less per actor).
 
     /// Flags shared with senders, in one byte: `terminatedFlag` (set once, when the actor has
