@@ -37,7 +37,7 @@ struct ChildRegistry {
     /// Whether a child with the caller-chosen name `name` is listed. Generated names are never
     /// taken: they are unique by construction.
     func isNameTaken(_ name: String) -> Bool {
-        // Generated names are unique by construction, and never in `named`.
+        // With no named child, no name is hashed.
         !named.isEmpty && named[name] != nil
     }
 

@@ -4,13 +4,13 @@ import Foundation
 /// `Supervisor`'s side of its children's restarts. Everything here runs inside the actor's
 /// mailbox run.
 extension ActorCell {
-    /// The supervision state, created on first use.
     /// Makes this new actor a `Supervisor`'s child, whose supervisor decides its failures.
     @usableFromInline
     func makeManaged(delegatedWindow: SharedRestartWindow?) {
         supervision = SupervisionState(isManaged: true, delegatedWindow: delegatedWindow)
     }
 
+    /// The supervision state, created on first use.
     @usableFromInline
     func supervisionState() -> SupervisionState<Message> {
         if let supervision { return supervision }

@@ -75,15 +75,14 @@ extension ActorCell {
         case let .terminated(ref, failure):
             watchedActorTerminated(ref, failure: failure)
         case let .childTerminated(child, failure, exit):
-            guard let state = contextStorage else { return }
-            state.children.remove(child)
+            contextStorage?.children.remove(child)
             switch lifecycle {
             case .running:
                 childTerminatedWhileRunning(child, failure: failure, exit: exit)
             case .stopping:
-                if state.children.isEmpty {
+                if !hasChildren {
                     finishTermination()
-                } else if managingBehavior != nil, let youngest = state.children.youngest {
+                } else if managingBehavior != nil, let youngest = contextStorage?.children.youngest {
                     // A `Supervisor` stops its children one at a time, newest first.
                     youngest.sendSystem(.stop)
                 }
