@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "Mailbox", targets: ["Mailbox"]),
         .library(name: "MailboxTestKit", targets: ["MailboxTestKit"]),
+        .library(name: "MailboxNet", targets: ["MailboxNet"]),
         .executable(name: "mailbox-bench", targets: ["MailboxBenchmarks"]),
         .executable(name: "calculator", targets: ["CalculatorApp"]),
         .executable(name: "chat-server", targets: ["ChatServerApp"]),
@@ -22,6 +23,14 @@ let package = Package(
         .target(
             name: "Mailbox",
             path: "Sources/Mailbox",
+            swiftSettings: strictSettings
+        ),
+        // Non-blocking TCP (listeners, connections, send queues that close or push back when
+        // full) on Dispatch sources; the chat server, the NATS client and the inspector use it.
+        .target(
+            name: "MailboxNet",
+            dependencies: ["Mailbox"],
+            path: "Sources/MailboxNet",
             swiftSettings: strictSettings
         ),
         .target(
@@ -50,18 +59,18 @@ let package = Package(
             path: "Samples/Calculator/App",
             swiftSettings: strictSettings
         ),
-        // Samples/ChatServer: an IRC server on Mailbox actors. The protocol, the socket layer and
-        // the server's actors in a library the tests can import; the executable `chat-server`;
+        // Samples/ChatServer: an IRC server on Mailbox actors. The protocol and the server's actors
+        // (on MailboxNet's sockets) in a library the tests can import; the executable `chat-server`;
         // the load generator `chat-bench` (plain sockets, no dependency on the server's code).
         .target(
             name: "ChatServerCore",
-            dependencies: ["Mailbox"],
+            dependencies: ["Mailbox", "MailboxNet"],
             path: "Samples/ChatServer/Core",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "ChatServerApp",
-            dependencies: ["ChatServerCore", "Mailbox"],
+            dependencies: ["ChatServerCore", "Mailbox", "MailboxNet"],
             path: "Samples/ChatServer/App",
             swiftSettings: strictSettings
         ),
@@ -73,8 +82,21 @@ let package = Package(
         ),
         .testTarget(
             name: "ChatServerTests",
-            dependencies: ["ChatServerCore", "Mailbox", "MailboxTestKit"],
+            dependencies: ["ChatServerCore", "Mailbox", "MailboxNet", "MailboxTestKit", "NetTestSupport"],
             path: "Tests/ChatServerTests",
+            swiftSettings: strictSettings
+        ),
+        // Helpers the socket, chat server and NATS tests share (probes, raw reads, seeds).
+        .target(
+            name: "NetTestSupport",
+            dependencies: ["MailboxNet"],
+            path: "Tests/NetTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MailboxNetTests",
+            dependencies: ["MailboxNet", "Mailbox", "NetTestSupport"],
+            path: "Tests/MailboxNetTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

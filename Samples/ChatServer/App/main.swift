@@ -3,6 +3,7 @@ import ChatServerCore
 import Dispatch
 import Foundation
 import Mailbox
+import MailboxNet
 
 func write(_ text: String, to handle: FileHandle) {
     handle.write(Data((text + "\n").utf8))

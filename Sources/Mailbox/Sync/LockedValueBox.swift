@@ -3,19 +3,20 @@
 ///
 /// The shape of swift-nio's `NIOLockedValueBox`: the only way to the value is a closure that runs
 /// with the lock held, so no access can forget the lock.
+/// `package`: the other targets of this package (`MailboxNet`, `MailboxNATS`) share it.
 @usableFromInline
-struct LockedValueBox<Value> {
+package struct LockedValueBox<Value> {
     @usableFromInline
     let storage: LockStorage<Value>
 
     @inlinable
-    init(_ value: Value) {
+    package init(_ value: Value) {
         storage = .make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
     @inlinable
-    func withLockedValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+    package func withLockedValue<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         try storage.withLockedValue(body)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Mailbox
+import MailboxNet
 import Testing
 @testable import ChatServerCore
 

@@ -5,6 +5,8 @@ import Darwin
 #endif
 import Foundation
 import Mailbox
+@testable import MailboxNet
+import NetTestSupport
 import Testing
 @testable import ChatServerCore
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Mailbox
+import MailboxNet
 
 /// An IRC server on Mailbox actors.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Mailbox
+import MailboxNet
 import Synchronization
 
 /// Something that happened in a chat server, published on `ChatServer.events`.

@@ -1,3 +1,5 @@
+import MailboxNet
+
 /// What a session needs of its client's connection: the seam between the server's actors and
 /// the socket layer (`TCPConnection` conforms; tests use an in-memory connection).
 ///

@@ -1,4 +1,5 @@
 import Mailbox
+import MailboxNet
 
 /// What the listener actor is asked.
 enum ListenerMessage: Sendable {

@@ -1,4 +1,5 @@
 import Mailbox
+import MailboxNet
 
 /// What a session's actor receives: its client's bytes and the end of its connection, its
 /// timers, and answers and notices from the registry and the channels.

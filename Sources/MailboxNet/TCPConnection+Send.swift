@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Dispatch
+import Mailbox
 
 extension TCPConnection {
     /// Queues `bytes` for sending; never blocks.
@@ -31,7 +32,7 @@ extension TCPConnection {
     /// - Complexity: O(1); the flush costs one `sendmsg` per 64 queued buffers.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> SendResult {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .open = state.phase else { return .closed }
             if bytes.isEmpty { return .queued }
             if bytes.count > state.sendQueueLimit - state.pending.byteCount && !state.writeSourceArmed {
@@ -64,7 +65,7 @@ extension TCPConnection {
 
     /// The flush `send` scheduled: writes what is queued; arms the write source for the rest.
     private func scheduledFlush() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.flushScheduled = false
             // Draining flushes on its own; an armed write source will take what is queued.
             guard case .open = state.phase, !state.writeSourceArmed else { return }
@@ -86,7 +87,7 @@ extension TCPConnection {
     /// Never blocks. `onClose(.closedLocally)` follows (on the connection's queue) unless the
     /// connection was already closing or closed. Idempotent; sends after it return `.closed`.
     public func close(final: [UInt8]? = nil, timeout: Duration = .seconds(2)) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .open = state.phase else { return }
             beginDraining(&state, .closedLocally, final: final, timeout: timeout)
         }
@@ -99,7 +100,7 @@ extension TCPConnection {
     /// closed; a connection still draining after `close` or an overflow is cut short and keeps
     /// its reason. Idempotent.
     public func abort() {
-        state.withLock { state in
+        state.withLockedValue { state in
             switch state.phase {
             case .open: finish(&state, .closedLocally, ending: .abortive)
             case .draining(let reason): finish(&state, reason, ending: .abortive)
@@ -181,7 +182,7 @@ extension TCPConnection {
 
     /// The write source's handler: flushes; disarms when drained, or finishes a drain.
     private func writableEvent() {
-        state.withLock { state in
+        state.withLockedValue { state in
             switch state.phase {
             case .closed:
                 return
@@ -209,7 +210,7 @@ extension TCPConnection {
 
     /// The flush timer's handler: still draining at the deadline, so reset and close.
     private func flushDeadlinePassed() {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .draining(let reason) = state.phase else { return }
             finish(&state, reason, ending: .abortive)
         }

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Dispatch
+import Mailbox
 
 /// A listening TCP socket that hands each accepted connection to a handler.
 ///
@@ -27,7 +28,7 @@ public final class TCPListener: Sendable {
     /// Signalled by the accept source's cancel handler (the socket is closed then).
     private let sourceCancelledSignal = DispatchSemaphore(value: 0)
     /// Protected by its pthread mutex.
-    private let state = Locked(_ListenerState())
+    private let state = LockedValueBox(_ListenerState())
 
     /// How many connections one readable event accepts before yielding the queue.
     private static let acceptsPerEvent = 64
@@ -66,13 +67,13 @@ public final class TCPListener: Sendable {
         guard let bound else { throw lastError }
         fd = bound
         localAddress = _Posix.localAddress(bound)
-        queue = DispatchQueue(label: "ChatServerCore.TCPListener", target: .global())
+        queue = DispatchQueue(label: "MailboxNet.TCPListener", target: .global())
         queue.setSpecific(key: queueKey, value: true)
     }
 
     deinit {
         // Only a listener that was never started, or whose source is gone, gets here.
-        state.withLock { state in
+        state.withLockedValue { state in
             if !state.descriptorClosed {
                 state.descriptorClosed = true
                 _Posix.close(fd)
@@ -94,7 +95,7 @@ public final class TCPListener: Sendable {
     /// - Precondition: called at most once.
     public func startAccepting(_ handler: @escaping @Sendable (Result<TCPConnection, SocketError>) -> Void) {
         _DispatchTimers.ready  // the pause timer must work when descriptors have run out
-        state.withLock { state in
+        state.withLockedValue { state in
             precondition(!state.started, "TCPListener.startAccepting called twice (\(localAddress))")
             state.started = true
             guard !state.closed else { return }
@@ -114,7 +115,7 @@ public final class TCPListener: Sendable {
     /// just after the handler returns. Do not call it while the handler waits for the calling
     /// thread.
     public func close() {
-        let mustWait = state.withLock { state -> Bool in
+        let mustWait = state.withLockedValue { state -> Bool in
             guard !state.closed else { return false }
             state.closed = true
             // Stops the listen at once (Linux refuses new peers from here on) even while a
@@ -173,7 +174,7 @@ public final class TCPListener: Sendable {
     }
 
     private func acceptOne() -> AcceptOutcome {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.closed, !state.sourceSuspended else { return .stop }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -208,7 +209,7 @@ public final class TCPListener: Sendable {
     }
 
     private func resumeAccepting() {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let timer = state.resumeTimer else { return }
             state.resumeTimer = nil
             timer.cancel()
@@ -221,7 +222,7 @@ public final class TCPListener: Sendable {
 
     /// The accept source's cancel handler (after its last event handler): closes the socket.
     private func sourceCancelled() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.source = nil
             state.descriptorClosed = true
             _Posix.close(fd)
@@ -242,3 +243,7 @@ struct _ListenerState {
     var resumeTimer: (any DispatchSourceTimer)?
     var descriptorClosed = false
 }
+
+// Only ever touched inside `TCPListener.state`'s pthread mutex (its Dispatch sources are not
+// `Sendable` themselves).
+extension _ListenerState: @unchecked Sendable {}

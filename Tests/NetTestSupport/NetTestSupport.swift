@@ -5,30 +5,33 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
-@testable import ChatServerCore
+@testable import MailboxNet
+
+// Helpers shared by the socket layer's tests, the chat server's and the NATS client's.
 
 /// Generous deadline for anything a working implementation does in milliseconds; only a broken
 /// one waits this long.
-let netTestTimeout: TimeInterval = 10
+public let netTestTimeout: TimeInterval = 10
 
 /// Records what a started connection reports, and lets a test wait for it.
 ///
 /// Every property is read and written with `condition` locked (an `NSCondition`, a pthread
 /// mutex plus condition variable that ThreadSanitizer sees).
 // Safe: every stored var is read and written only with the NSCondition `condition` locked.
-final class ConnectionProbe: @unchecked Sendable {
+public final class ConnectionProbe: @unchecked Sendable {
+    public init() {}
     private let condition = NSCondition()
     private var _bytes: [UInt8] = []
     private var _reads = 0
     private var _closeReasons: [TCPConnection.CloseReason] = []
     private var _readAfterClose = false
 
-    var bytes: [UInt8] { locked { _bytes } }
-    var readCount: Int { locked { _reads } }
-    var closeReasons: [TCPConnection.CloseReason] { locked { _closeReasons } }
-    var readAfterClose: Bool { locked { _readAfterClose } }
+    public var bytes: [UInt8] { locked { _bytes } }
+    public var readCount: Int { locked { _reads } }
+    public var closeReasons: [TCPConnection.CloseReason] { locked { _closeReasons } }
+    public var readAfterClose: Bool { locked { _readAfterClose } }
 
-    func record(_ chunk: [UInt8]) {
+    public func record(_ chunk: [UInt8]) {
         locked {
             if !_closeReasons.isEmpty { _readAfterClose = true }
             _bytes += chunk
@@ -37,7 +40,7 @@ final class ConnectionProbe: @unchecked Sendable {
         }
     }
 
-    func recordClose(_ reason: TCPConnection.CloseReason) {
+    public func recordClose(_ reason: TCPConnection.CloseReason) {
         locked {
             _closeReasons.append(reason)
             condition.broadcast()
@@ -45,7 +48,7 @@ final class ConnectionProbe: @unchecked Sendable {
     }
 
     /// Starts `connection` with this probe as its callbacks (`onRead` may also echo).
-    func start(
+    public func start(
         _ connection: TCPConnection, sendQueueLimit: Int = 1 << 30, farewell: [UInt8]? = nil,
         echo: Bool = false
     ) {
@@ -59,12 +62,12 @@ final class ConnectionProbe: @unchecked Sendable {
     }
 
     /// Waits until at least `count` bytes arrived; false at the deadline.
-    func waitForBytes(_ count: Int, timeout: TimeInterval = netTestTimeout) -> Bool {
+    public func waitForBytes(_ count: Int, timeout: TimeInterval = netTestTimeout) -> Bool {
         waitUntil(timeout: timeout) { _bytes.count >= count }
     }
 
     /// Waits for the first close report; nil at the deadline.
-    func waitForClose(timeout: TimeInterval = netTestTimeout) -> TCPConnection.CloseReason? {
+    public func waitForClose(timeout: TimeInterval = netTestTimeout) -> TCPConnection.CloseReason? {
         guard waitUntil(timeout: timeout, { !_closeReasons.isEmpty }) else { return nil }
         return closeReasons.first
     }
@@ -88,17 +91,18 @@ final class ConnectionProbe: @unchecked Sendable {
 
 /// A thread-safe list a handler appends to and a test waits on.
 // Safe: `items` is read and written only with the NSCondition `condition` locked.
-final class WaitableList<Element: Sendable>: @unchecked Sendable {
+public final class WaitableList<Element: Sendable>: @unchecked Sendable {
+    public init() {}
     private let condition = NSCondition()
     private var items: [Element] = []
 
-    var all: [Element] {
+    public var all: [Element] {
         condition.lock()
         defer { condition.unlock() }
         return items
     }
 
-    func append(_ item: Element) {
+    public func append(_ item: Element) {
         condition.lock()
         items.append(item)
         condition.broadcast()
@@ -106,7 +110,7 @@ final class WaitableList<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until the list holds more than `index` elements and returns element `index`.
-    func wait(for index: Int, timeout: TimeInterval = netTestTimeout) -> Element? {
+    public func wait(for index: Int, timeout: TimeInterval = netTestTimeout) -> Element? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
@@ -117,18 +121,18 @@ final class WaitableList<Element: Sendable>: @unchecked Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A listener on 127.0.0.1, port 0, that collects the connections it accepts.
-final class LoopbackServer: Sendable {
-    let listener: TCPListener
-    let accepted = WaitableList<TCPConnection>()
-    let errors = WaitableList<SocketError>()
+public final class LoopbackServer: Sendable {
+    public let listener: TCPListener
+    public let accepted = WaitableList<TCPConnection>()
+    public let errors = WaitableList<SocketError>()
 
-    init() throws {
+    public init() throws {
         listener = try TCPListener(host: "127.0.0.1", port: 0)
         listener.startAccepting { [accepted, errors] result in
             switch result {
@@ -138,11 +142,11 @@ final class LoopbackServer: Sendable {
         }
     }
 
-    var port: UInt16 { listener.localAddress.port }
+    public var port: UInt16 { listener.localAddress.port }
 
     /// Connects a client and returns it with the server side of the same connection (the
     /// `index`-th accepted one; connect one at a time for the indices to match).
-    func connectPair(index: Int = 0) throws -> (client: TCPConnection, server: TCPConnection) {
+    public func connectPair(index: Int = 0) throws -> (client: TCPConnection, server: TCPConnection) {
         let client = try TCPConnection.connect(host: "127.0.0.1", port: port)
         guard let server = accepted.wait(for: index) else { throw TestFailure("nothing accepted") }
         return (client, server)
@@ -152,7 +156,7 @@ final class LoopbackServer: Sendable {
 }
 
 /// How a raw read of a socket ended.
-enum ReadEnd: Equatable {
+public enum ReadEnd: Equatable {
     case eof
     case error(Int32)
     case timedOut
@@ -160,7 +164,7 @@ enum ReadEnd: Equatable {
 
 /// Reads `fd` (a socket nobody else reads: an unstarted connection's) until EOF, an error, or
 /// `maxBytes`/the deadline, waiting in `poll`.
-func readRaw(
+public func readRaw(
     _ fd: Int32, maxBytes: Int = .max, timeout: TimeInterval = netTestTimeout
 ) -> (bytes: [UInt8], end: ReadEnd) {
     let deadline = Date(timeIntervalSinceNow: timeout)
@@ -187,19 +191,19 @@ func readRaw(
 }
 
 /// Sets a socket buffer size option (`SO_SNDBUF`/`SO_RCVBUF`) on `fd`.
-func setBufferSize(_ fd: Int32, _ option: Int32, _ bytes: Int32) {
+public func setBufferSize(_ fd: Int32, _ option: Int32, _ bytes: Int32) {
     var value = bytes
     _ = setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size))
 }
 
 /// Bytes of `text` in UTF-8.
-func utf8(_ text: String) -> [UInt8] { Array(text.utf8) }
+public func utf8(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// A small seeded generator (SplitMix64) for replayable randomised tests.
-struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -208,7 +212,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// The seed from `MAILBOX_SEED`, or a fresh one; printed so a failure can be replayed.
-    static func fromEnvironment(_ testName: String) -> SeededGenerator {
+    public static func fromEnvironment(_ testName: String) -> SeededGenerator {
         let seed = ProcessInfo.processInfo.environment["MAILBOX_SEED"].flatMap(UInt64.init)
             ?? UInt64.random(in: 0...UInt64.max)
         print("\(testName): seed \(seed) (replay with MAILBOX_SEED=\(seed))")

@@ -5,7 +5,8 @@ import Darwin
 #endif
 import Dispatch
 import Testing
-@testable import ChatServerCore
+@testable import MailboxNet
+import NetTestSupport
 
 @Suite("TCPConnection: reading and sending")
 struct TCPConnectionTests {

@@ -4,7 +4,8 @@ import Glibc
 import Dispatch
 import Foundation
 import Testing
-@testable import ChatServerCore
+@testable import MailboxNet
+import NetTestSupport
 
 /// Behaviour that changes process-wide state (the open-file limit), so it runs in a child
 /// process of its own (an exit test) and cannot disturb the tests running beside it.

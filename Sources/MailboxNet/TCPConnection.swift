@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Dispatch
+import Mailbox
 import Synchronization
 
 /// One TCP connection on a non-blocking socket, driven by Dispatch read/write sources.
@@ -69,7 +70,7 @@ public final class TCPConnection: Sendable {
     /// Runs the Dispatch sources' handlers and the user's callbacks, one at a time.
     let queue: DispatchQueue
     /// Everything that changes, protected by the box's pthread mutex.
-    let state: Locked<_ConnectionState>
+    let state: LockedValueBox<_ConnectionState>
 
     private static let nextID = Atomic<UInt64>(1)
 
@@ -82,14 +83,14 @@ public final class TCPConnection: Sendable {
         self.local = local
         // One label for all: a per-connection label would cost an allocation each. Targets the
         // shared (non-overcommitting) global queue, so connections share its threads.
-        self.queue = DispatchQueue(label: "ChatServerCore.TCPConnection", target: .global())
-        self.state = Locked(_ConnectionState())
+        self.queue = DispatchQueue(label: "MailboxNet.TCPConnection", target: .global())
+        self.state = LockedValueBox(_ConnectionState())
         _Posix.setNoDelay(fd)
     }
 
     deinit {
         // Only an unstarted or already closed connection can get here (open sources hold it).
-        state.withLock { state in
+        state.withLockedValue { state in
             if !state.descriptorClosed {
                 state.descriptorClosed = true
                 _Posix.close(fd)
@@ -121,7 +122,7 @@ public final class TCPConnection: Sendable {
         precondition(sendQueueLimit >= 0, "TCPConnection.start: negative sendQueueLimit \(sendQueueLimit)")
         precondition(readChunkSize > 0, "TCPConnection.start: readChunkSize \(readChunkSize) is not positive")
         _DispatchTimers.ready  // the flush deadline must work when descriptors have run out
-        state.withLock { state in
+        state.withLockedValue { state in
             precondition(!state.started, "TCPConnection.start called twice on connection \(id)")
             state.started = true
             state.sendQueueLimit = sendQueueLimit
@@ -154,7 +155,7 @@ public final class TCPConnection: Sendable {
     /// the peer sends meanwhile wait in the kernel (and, once its buffer fills, in the peer's).
     /// Idempotent; a no-op once the connection is closing or closed. May be called before `start`.
     public func pauseReading() {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .open = state.phase else { return }
             state.readingPaused = true
             Self.suspendReadSource(&state)
@@ -164,7 +165,7 @@ public final class TCPConnection: Sendable {
     /// Resumes reading after `pauseReading`. Idempotent; a no-op once the connection is closing
     /// or closed.
     public func resumeReading() {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard case .open = state.phase else { return }
             state.readingPaused = false
             if let source = state.readSource, state.readSourceSuspended {
@@ -176,7 +177,7 @@ public final class TCPConnection: Sendable {
 
     /// Bytes queued and not yet written to the kernel.
     public var queuedByteCount: Int {
-        state.withLock { $0.pending.byteCount }
+        state.withLockedValue { $0.pending.byteCount }
     }
 
     // MARK: - Reading
@@ -188,7 +189,7 @@ public final class TCPConnection: Sendable {
         // not guaranteed to fire again for bytes, an EOF or a reset already signalled (a client
         // that sends half a line and resets must still be noticed at once).
         let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkSize) { buffer in
-            state.withLock { state -> [[UInt8]] in
+            state.withLockedValue { state -> [[UInt8]] in
                 var collected: [[UInt8]] = []
                 guard case .open = state.phase, !state.readingPaused else { return collected }
                 while true {
@@ -288,7 +289,7 @@ public final class TCPConnection: Sendable {
     /// A source's cancel handler (on `queue`, after its last event handler): the last one closes
     /// the socket and reports `onClose`.
     func sourceCancelled() {
-        let report: (@Sendable () -> Void)? = state.withLock { state in
+        let report: (@Sendable () -> Void)? = state.withLockedValue { state in
             state.cancellationsPending -= 1
             guard state.cancellationsPending == 0 else { return nil }
             state.readSource = nil
@@ -318,7 +319,7 @@ public final class TCPConnection: Sendable {
     }
 }
 
-/// The mutable state of a `TCPConnection`; lives in its `Locked` box and is only touched
+/// The mutable state of a `TCPConnection`; lives in its `LockedValueBox` and is only touched
 /// with that lock held.
 struct _ConnectionState {
     enum Phase: CustomStringConvertible {
@@ -364,3 +365,7 @@ struct _ConnectionState {
     var cancellationsPending = 0
     var descriptorClosed = false
 }
+
+// Only ever touched inside `TCPConnection.state`'s pthread mutex (its Dispatch sources are not
+// `Sendable` themselves).
+extension _ConnectionState: @unchecked Sendable {}

@@ -5,7 +5,8 @@ import Darwin
 #endif
 import Dispatch
 import Testing
-@testable import ChatServerCore
+@testable import MailboxNet
+import NetTestSupport
 
 @Suite("TCPConnection: closing")
 struct TCPConnectionCloseTests {
@@ -187,7 +188,7 @@ struct TCPConnectionCloseTests {
         #expect(probe.waitForClose() == .closedLocally)
         // onClose runs once the sources are cancelled: nothing holds the connection any more
         // (the sources' handlers are what kept it alive while open).
-        let released = serverSide.state.withLock { state in
+        let released = serverSide.state.withLockedValue { state in
             state.readSource == nil && state.writeSource == nil && state.flushTimer == nil
                 && state.onClose == nil && state.descriptorClosed && state.pending.isEmpty
         }

@@ -4,7 +4,8 @@ import Glibc
 import Dispatch
 import Foundation
 import Testing
-@testable import ChatServerCore
+@testable import MailboxNet
+import NetTestSupport
 
 /// Measurements, not behaviour: off by default, on with `MAILBOX_NET_MEASURE=1`
 /// (`MAILBOX_NET_MEASURE=1 swift test --filter TCPConnectionFootprint`).
@@ -47,7 +48,7 @@ struct TCPConnectionFootprintTests {
             #expect(serverSides[index].queuedByteCount > 0)
             let (bytes, _) = readRaw(clients[index].fd, maxBytes: sent)
             #expect(bytes.count == sent)
-            #expect(serverSides[index].state.withLock { $0.writeSource != nil && !$0.writeSourceArmed })
+            #expect(serverSides[index].state.withLockedValue { $0.writeSource != nil && !$0.writeSourceArmed })
         }
         let cpuBefore = cpuSeconds()
         _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(500))  // a measuring window
