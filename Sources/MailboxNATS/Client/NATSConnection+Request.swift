@@ -1,0 +1,80 @@
+import Dispatch
+import Mailbox
+
+extension NATSConnection {
+    /// Publishes `payload` to `subject` with a unique reply subject and waits for the first
+    /// reply.
+    ///
+    /// One wildcard subscription (`_INBOX.<random>.*`) per connection receives every reply;
+    /// each request has its own token under it. The server answers at once with status 503
+    /// when nobody subscribes to `subject` (the connection announces `no_responders`), so a
+    /// request to nobody fails with `noResponders` at once, not by time-out.
+    ///
+    /// - Throws: `noResponders`; `timedOut` after `timeout` (default
+    ///   `configuration.requestTimeout`; a later reply is dropped); `disconnected` when the
+    ///   link is lost while waiting; `cancelled` when the task is; and what `publish` throws.
+    public func request(
+        _ payload: [UInt8], to subject: String, headers: NATSHeaders? = nil, timeout: Duration? = nil
+    ) async throws(NATSError) -> NATSMessage {
+        let timeout = timeout ?? configuration.requestTimeout
+        let waiter = _Waiter<NATSMessage>()
+        let token = try register(waiter)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<NATSMessage, NATSError>, Never>) in
+                waiter.install { continuation.resume(returning: $0) }
+                do throws(NATSError) {
+                    try publish(payload, to: subject, replyTo: token.replyTo, headers: headers)
+                } catch {
+                    waiter.complete(.failure(error))
+                }
+                queue.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) {
+                    waiter.complete(.failure(NATSError(.timedOut, "no reply from \(subject) within \(timeout)")))
+                }
+            }
+        } onCancel: {
+            waiter.complete(.failure(NATSError(.cancelled, "request to \(subject)")))
+        }
+        box.withLockedValue { _ = $0.requests.removeValue(forKey: token.key) }
+        return try result.get()
+    }
+
+    /// Sends the UTF-8 bytes of `string`; see `request(_:to:headers:timeout:)`.
+    public func request(
+        _ string: String, to subject: String, headers: NATSHeaders? = nil, timeout: Duration? = nil
+    ) async throws(NATSError) -> NATSMessage {
+        try await request(Array(string.utf8), to: subject, headers: headers, timeout: timeout)
+    }
+
+    /// Makes the inbox subscription on first use and registers `waiter` under a new token.
+    private func register(_ waiter: _Waiter<NATSMessage>) throws(NATSError) -> (key: Substring, replyTo: String) {
+        let (token, flush) = try box.withLockedValue { state throws(NATSError) -> ((key: Substring, replyTo: String), Bool) in
+            guard !state.isClosed else { throw NATSError(.connectionClosed) }
+            var flush = false
+            if state.inbox == nil {
+                let prefix = "\(configuration.inboxPrefix).\(Self.randomToken())."
+                let sid = state.nextSID
+                state.nextSID += 1
+                state.inbox = (prefix, sid)
+                if state.isConnected {
+                    NATSFrames.appendSubscribe(to: &state.outbound, subject: prefix + "*", queue: nil, sid: sid)
+                    flush = state.needsFlushScheduled()
+                }
+            }
+            state.nextRequestToken += 1
+            let key = String(state.nextRequestToken, radix: 36)
+            let replyTo = state.inbox!.prefix + key
+            let token = (key: replyTo.suffix(key.count), replyTo: replyTo)
+            state.requests[token.key] = waiter
+            return (token, flush)
+        }
+        if flush { queue.async { self.flushOutbound() } }
+        return token
+    }
+
+    /// 22 random characters of [0-9A-Za-z], as nats.go's NUID-based inboxes.
+    static func randomToken() -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        var generator = SystemRandomNumberGenerator()
+        return String(decoding: (0..<22).map { _ in alphabet[Int(generator.next() % 62)] }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,161 @@
+import Dispatch
+import MailboxNet
+
+/// Everything about a `NATSConnection` that changes; lives in its `LockedValueBox` and is only
+/// touched with that lock held. Methods decide; the connection performs what they return
+/// outside the lock.
+struct _NATSState {
+    enum Phase {
+        /// No link: an attempt is scheduled or running (first connect).
+        case connecting
+        /// A socket is open; waiting for `INFO` (`awaitingInfo`) or the `PONG` of the handshake.
+        case handshaking(_NATSLink, awaitingInfo: Bool)
+        case connected(_NATSLink)
+        /// The link was lost; an attempt is scheduled or running.
+        case reconnecting
+        case closed
+    }
+
+    var phase = Phase.connecting
+    var servers: [_ServerEntry]
+    /// The server of the last attempt (index into `servers`).
+    var serverIndex = -1
+    var currentServer: NATSServerAddress? {
+        servers.indices.contains(serverIndex) ? servers[serverIndex].address : nil
+    }
+    /// Links made so far; a link's callbacks are ignored once it is not the current one.
+    var linkGeneration: UInt64 = 0
+    var info: NATSServerInfo?
+    var hasConnectedOnce = false
+    /// Why the last link or attempt ended.
+    var lastError: NATSError?
+    /// Resumed by the first successful handshake, or when the initial connect gives up.
+    var connectWaiter: (@Sendable (Result<Void, NATSError>) -> Void)?
+
+    /// Frames waiting for the next flush (while connected) or for the reconnect (otherwise).
+    var outbound: [UInt8] = []
+    var flushScheduled = false
+    /// A flush found the socket's queue over the limit and retries shortly.
+    var flushDeferred = false
+
+    var subscriptions: [UInt64: _SubscriptionEntry] = [:]
+    var nextSID: UInt64 = 1
+    /// The wildcard inbox subscription for requests, made on the first request.
+    var inbox: (prefix: String, sid: UInt64)?
+    var requests: [Substring: _Waiter<NATSMessage>] = [:]
+    var nextRequestToken: UInt64 = 0
+
+    var pongWaiters: [_PongWaiter] = []
+    var pingsOutstanding = 0
+    var pingTimer: (any DispatchSourceTimer)?
+
+    var statistics = NATSStatistics()
+
+    init(servers: [_ServerEntry]) {
+        self.servers = servers
+    }
+
+    var link: _NATSLink? {
+        switch phase {
+        case .handshaking(let link, _), .connected(let link): link
+        default: nil
+        }
+    }
+
+    var isConnected: Bool {
+        if case .connected = phase { return true }
+        return false
+    }
+
+    var isClosed: Bool {
+        if case .closed = phase { return true }
+        return false
+    }
+
+    /// Whether a publication of `bodySize` bytes (headers and payload) may be accepted now.
+    func checkPublish(bodySize: Int, subject: String, configuration: NATSConfiguration) throws(NATSError) {
+        if let info, bodySize > info.maxPayload {
+            throw NATSError(.maxPayloadExceeded, "\(bodySize) bytes to \(subject); the server allows \(info.maxPayload)")
+        }
+        switch phase {
+        case .closed:
+            throw NATSError(.connectionClosed)
+        case .connected:
+            if outbound.count + bodySize > configuration.outboundBufferLimit {
+                throw NATSError(.outboundBufferExceeded, "\(outbound.count) bytes wait for the socket")
+            }
+        default:
+            if outbound.count + bodySize + subject.utf8.count + 32 > configuration.reconnectBufferSize {
+                throw NATSError(.reconnectBufferExceeded, "\(outbound.count) of \(configuration.reconnectBufferSize) bytes buffered while disconnected")
+            }
+        }
+    }
+
+    /// After appending to `outbound`: true when the caller must schedule a flush.
+    mutating func needsFlushScheduled() -> Bool {
+        guard isConnected, !flushScheduled, !flushDeferred else { return false }
+        flushScheduled = true
+        return true
+    }
+
+    /// The frames that re-create every subscription on a new link (with the messages each
+    /// still expects when it has a maximum), then the inbox.
+    func resubscribeFrames() -> [UInt8] {
+        var frames: [UInt8] = []
+        for (sid, entry) in subscriptions.sorted(by: { $0.key < $1.key }) {
+            NATSFrames.appendSubscribe(to: &frames, subject: entry.subject, queue: entry.queue, sid: sid)
+            if let max = entry.max {
+                NATSFrames.appendUnsubscribe(to: &frames, sid: sid, max: max - entry.delivered)
+            }
+        }
+        if let inbox {
+            NATSFrames.appendSubscribe(to: &frames, subject: inbox.prefix + "*", queue: nil, sid: inbox.sid)
+        }
+        return frames
+    }
+}
+
+/// A subscription as the connection's state knows it.
+struct _SubscriptionEntry {
+    var subject: String
+    var queue: String?
+    /// Unsubscribe after this many messages in total (`unsubscribe(after:)`).
+    var max: Int?
+    var delivered = 0
+    let sink: _SubscriptionSink
+}
+
+/// A server of the list, with its attempts.
+struct _ServerEntry {
+    var address: NATSServerAddress
+    /// Announced by the cluster (`connect_urls`), not configured.
+    var discovered: Bool
+    var failedAttempts = 0
+    var lastAttempt: ContinuousClock.Instant?
+}
+
+/// Who waits for a `PONG`, in the order the `PING`s were sent.
+enum _PongWaiter {
+    /// The keep-alive ping.
+    case keepalive
+    /// `flush()`.
+    case flush(_Waiter<Void>)
+}
+
+/// One socket to one server and the parser reading it.
+// Safe: `parser`, the only mutable field, is touched only on the transport's serial read queue.
+final class _NATSLink: @unchecked Sendable {
+    let transport: TCPConnection
+    let generation: UInt64
+    /// Touched only on the transport's serial read queue (its `onRead` callback).
+    var parser = NATSProtocolParser()
+
+    init(transport: TCPConnection, generation: UInt64) {
+        self.transport = transport
+        self.generation = generation
+    }
+}
+
+// Only ever touched inside `NATSConnection.box`'s pthread mutex (its Dispatch timer and the
+// links' parsers are not `Sendable` themselves).
+extension _NATSState: @unchecked Sendable {}

@@ -1,0 +1,109 @@
+/// Writes client frames (`PUB`, `HPUB`, `SUB`, `UNSUB`, `PING`, `PONG`, `CONNECT`) into an
+/// outbound buffer. Pure functions over `[UInt8]`; the caller holds whatever lock protects it.
+enum NATSFrames {
+    static let ping: [UInt8] = Array("PING\r\n".utf8)
+    static let pong: [UInt8] = Array("PONG\r\n".utf8)
+
+    /// True when `subject` can be published to or subscribed on: not empty, no whitespace or
+    /// control characters, no empty token (`a..b`, a leading or trailing dot).
+    static func isValidSubject(_ subject: String) -> Bool {
+        var previous: UInt8 = 46
+        var count = 0
+        for byte in subject.utf8 {
+            if byte <= 32 || byte == 127 { return false }
+            if byte == 46 && previous == 46 { return false }
+            previous = byte
+            count += 1
+        }
+        return count > 0 && previous != 46
+    }
+
+    /// True when `name` can be a queue group: not empty, no whitespace or control characters.
+    static func isValidQueueGroup(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains { $0 <= 32 || $0 == 127 }
+    }
+
+    /// Bytes a `PUB`/`HPUB` frame of these parts takes.
+    static func publishFrameSize(subject: String, replyTo: String?, headerCount: Int, payloadCount: Int) -> Int {
+        // "HPUB " + subject + " " + reply + " " + digits + " " + digits + "\r\n" + body + "\r\n"
+        5 + subject.utf8.count + (replyTo.map { $0.utf8.count + 1 } ?? 0) + 42 + headerCount + payloadCount
+    }
+
+    /// Appends `PUB subject [reply] size\r\npayload\r\n` (or `HPUB` when `headers` is given).
+    static func appendPublish(
+        to buffer: inout [UInt8], subject: String, replyTo: String?, headers: NATSHeaders?, payload: [UInt8]
+    ) {
+        if let headers {
+            let headerCount = headers.encodedCount
+            buffer.append(contentsOf: "HPUB ".utf8)
+            buffer.append(contentsOf: subject.utf8)
+            if let replyTo {
+                buffer.append(32)
+                buffer.append(contentsOf: replyTo.utf8)
+            }
+            buffer.append(32)
+            appendDecimal(headerCount, to: &buffer)
+            buffer.append(32)
+            appendDecimal(headerCount + payload.count, to: &buffer)
+            buffer.append(13); buffer.append(10)
+            headers.encode(into: &buffer)
+        } else {
+            buffer.append(contentsOf: "PUB ".utf8)
+            buffer.append(contentsOf: subject.utf8)
+            if let replyTo {
+                buffer.append(32)
+                buffer.append(contentsOf: replyTo.utf8)
+            }
+            buffer.append(32)
+            appendDecimal(payload.count, to: &buffer)
+            buffer.append(13); buffer.append(10)
+        }
+        buffer.append(contentsOf: payload)
+        buffer.append(13); buffer.append(10)
+    }
+
+    /// Appends `SUB subject [queue] sid\r\n`.
+    static func appendSubscribe(to buffer: inout [UInt8], subject: String, queue: String?, sid: UInt64) {
+        buffer.append(contentsOf: "SUB ".utf8)
+        buffer.append(contentsOf: subject.utf8)
+        if let queue {
+            buffer.append(32)
+            buffer.append(contentsOf: queue.utf8)
+        }
+        buffer.append(32)
+        appendDecimal(Int(sid), to: &buffer)
+        buffer.append(13); buffer.append(10)
+    }
+
+    /// Appends `UNSUB sid [max]\r\n`.
+    static func appendUnsubscribe(to buffer: inout [UInt8], sid: UInt64, max: Int?) {
+        buffer.append(contentsOf: "UNSUB ".utf8)
+        appendDecimal(Int(sid), to: &buffer)
+        if let max {
+            buffer.append(32)
+            appendDecimal(max, to: &buffer)
+        }
+        buffer.append(13); buffer.append(10)
+    }
+
+    /// Appends the decimal digits of a non-negative `value`.
+    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+        if value < 10 {
+            buffer.append(UInt8(48 + value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while rest > 0 {
+                raw[19 - count] = UInt8(48 + rest % 10)
+                rest /= 10
+                count += 1
+            }
+            buffer.append(contentsOf: raw[(20 - count)...])
+        }
+    }
+}

@@ -1,0 +1,299 @@
+/// A malformed frame from the server: what was wrong, in words. The connection that read it
+/// closes its socket and reconnects (as nats.go does on a parse error).
+public struct NATSProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong ("MSG with 2 arguments", "control line longer than 65536 bytes", ...).
+    public var reason: String
+
+    public init(_ reason: String) { self.reason = reason }
+
+    public var description: String { "NATS protocol error: \(reason)" }
+}
+
+/// One frame the server sent, as the parser hands it over.
+enum NATSServerFrame: Sendable {
+    /// `INFO {json}`: the JSON bytes.
+    case info([UInt8])
+    /// `MSG` or `HMSG`.
+    case message(NATSInboundMessage)
+    case ping
+    case pong
+    case ok
+    /// `-ERR 'text'`: the text without the quotes.
+    case error(String)
+}
+
+/// A message as read, before it is routed to its subscription.
+struct NATSInboundMessage: Sendable {
+    var subject: String
+    var sid: UInt64
+    var replyTo: String?
+    var headers: NATSHeaders?
+    var payload: [UInt8]
+}
+
+/// The streaming parser of what nats-server sends a client: accepts the input split anywhere
+/// (a frame may arrive a byte at a time or many frames in one read), copies each payload once
+/// (from the read buffer into the message's own array), and turns anything malformed into a
+/// `NATSProtocolError`, after which it stays failed.
+///
+/// A state machine over bytes in the manner of nats.go's `parser.go`: a control line is
+/// collected up to `\n` (split lines are kept in `partialLine`; a whole line in the chunk is
+/// parsed in place), then a message's `size` bytes are copied, then `\r\n` is expected.
+///
+/// Not thread-safe: a value owned by the one reader of a connection.
+struct NATSProtocolParser {
+    /// The longest control line accepted (an `INFO` with many `connect_urls` can be long).
+    var maxControlLine: Int
+    /// The largest message accepted (headers and payload); nats-server's `max_payload` is at
+    /// most 64 MiB.
+    var maxPayload: Int
+
+    private enum State {
+        case controlLine
+        case payload(_PendingMessage)
+        case carriageReturn
+        case lineFeed
+        case failed(NATSProtocolError)
+    }
+
+    private struct _PendingMessage {
+        var subject: String
+        var sid: UInt64
+        var replyTo: String?
+        var headerLength: Int
+        var totalLength: Int
+        /// The header block while it is being read (HMSG only).
+        var headerBytes: [UInt8]
+        var payload: [UInt8]
+    }
+
+    private var state = State.controlLine
+    /// A control line split across chunks, without its `\n`.
+    private var partialLine: [UInt8] = []
+
+    init(maxControlLine: Int = 64 * 1024, maxPayload: Int = 64 * 1024 * 1024) {
+        self.maxControlLine = maxControlLine
+        self.maxPayload = maxPayload
+    }
+
+    /// Parses `chunk`, calling `emit` with each complete frame in order.
+    ///
+    /// - Throws: `NATSProtocolError` for a malformed frame (and on every call after one).
+    mutating func parse(_ chunk: UnsafeRawBufferPointer, emit: (NATSServerFrame) -> Void) throws(NATSProtocolError) {
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        var index = 0
+        let end = bytes.count
+        while index < end {
+            switch state {
+            case .failed(let error):
+                throw error
+            case .controlLine:
+                // Find the end of the line in this chunk.
+                var newline = index
+                while newline < end && bytes[newline] != 10 { newline += 1 }
+                if newline == end {
+                    guard partialLine.count + (end - index) <= maxControlLine else {
+                        throw fail("control line longer than \(maxControlLine) bytes")
+                    }
+                    partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                    return
+                }
+                if partialLine.isEmpty {
+                    guard newline - index <= maxControlLine else {
+                        throw fail("control line longer than \(maxControlLine) bytes")
+                    }
+                    try controlLine(UnsafeBufferPointer(rebasing: bytes[index..<newline]), emit: emit)
+                } else {
+                    guard partialLine.count + (newline - index) <= maxControlLine else {
+                        throw fail("control line longer than \(maxControlLine) bytes")
+                    }
+                    partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<newline]))
+                    let line = partialLine
+                    partialLine.removeAll(keepingCapacity: true)
+                    try line.withUnsafeBufferPointer { line throws(NATSProtocolError) in try controlLine(line, emit: emit) }
+                }
+                index = newline + 1
+            case .payload(var message):
+                state = .controlLine  // no copy-on-write of the payload while it is filled
+                let wantedHeaders = message.headerLength - message.headerBytes.count
+                if wantedHeaders > 0 {
+                    let take = min(wantedHeaders, end - index)
+                    message.headerBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                    index += take
+                }
+                let wantedPayload = message.totalLength - message.headerLength - message.payload.count
+                if wantedPayload > 0 && index < end {
+                    let take = min(wantedPayload, end - index)
+                    message.payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                    index += take
+                }
+                if message.headerBytes.count == message.headerLength
+                    && message.payload.count == message.totalLength - message.headerLength {
+                    var headers: NATSHeaders?
+                    if message.headerLength > 0 {
+                        do throws(NATSProtocolError) {
+                            headers = try NATSHeaders(parsing: message.headerBytes[...])
+                        } catch {
+                            throw fail(error.reason)
+                        }
+                    }
+                    state = .carriageReturn
+                    emit(.message(NATSInboundMessage(
+                        subject: message.subject, sid: message.sid, replyTo: message.replyTo,
+                        headers: headers, payload: message.payload)))
+                } else {
+                    state = .payload(message)
+                }
+            case .carriageReturn:
+                guard bytes[index] == 13 else { throw fail("message payload not followed by CR LF") }
+                state = .lineFeed
+                index += 1
+            case .lineFeed:
+                guard bytes[index] == 10 else { throw fail("message payload not followed by CR LF") }
+                state = .controlLine
+                index += 1
+            }
+        }
+        if case .failed(let error) = state { throw error }
+    }
+
+    /// Convenience for tests and callers holding an array.
+    mutating func parse(_ chunk: [UInt8], emit: (NATSServerFrame) -> Void) throws(NATSProtocolError) {
+        let result = chunk.withUnsafeBytes { raw in
+            Result { () throws(NATSProtocolError) in try parse(raw, emit: emit) }
+        }
+        try result.get()
+    }
+
+    private mutating func fail(_ reason: String) -> NATSProtocolError {
+        let error = NATSProtocolError(reason)
+        state = .failed(error)
+        return error
+    }
+
+    /// Handles one control line (without `\n`; a trailing `\r` is dropped here).
+    private mutating func controlLine(_ raw: UnsafeBufferPointer<UInt8>, emit: (NATSServerFrame) -> Void) throws(NATSProtocolError) {
+        var line = raw[...]
+        if let last = line.last, last == 13 { line = line.dropLast() }
+        // The operation name: up to the first space or tab.
+        let opEnd = line.firstIndex { $0 == 32 || $0 == 9 } ?? line.endIndex
+        let op = line[line.startIndex..<opEnd]
+        let rest = line[opEnd...]
+        switch Self.operation(op) {
+        case .msg:
+            let arguments = Self.split(rest)
+            guard arguments.count == 3 || arguments.count == 4 else {
+                throw fail("MSG with \(arguments.count) arguments")
+            }
+            let size = try number(arguments[arguments.count - 1], "MSG size")
+            try beginPayload(arguments: arguments, headerLength: 0, totalLength: size)
+        case .hmsg:
+            let arguments = Self.split(rest)
+            guard arguments.count == 4 || arguments.count == 5 else {
+                throw fail("HMSG with \(arguments.count) arguments")
+            }
+            let headerLength = try number(arguments[arguments.count - 2], "HMSG header size")
+            let totalLength = try number(arguments[arguments.count - 1], "HMSG total size")
+            guard headerLength <= totalLength else { throw fail("HMSG header size \(headerLength) > total \(totalLength)") }
+            try beginPayload(arguments: Array(arguments.dropLast()), headerLength: headerLength, totalLength: totalLength)
+        case .ping:
+            emit(.ping)
+        case .pong:
+            emit(.pong)
+        case .ok:
+            emit(.ok)
+        case .err:
+            var text = String(decoding: rest, as: UTF8.self)
+            text = text.trimmingSpaces()
+            if text.hasPrefix("'") && text.hasSuffix("'") && text.count >= 2 {
+                text = String(text.dropFirst().dropLast())
+            }
+            emit(.error(text))
+        case .info:
+            let json = rest.drop { $0 == 32 || $0 == 9 }
+            guard !json.isEmpty else { throw fail("INFO without a body") }
+            emit(.info(Array(json)))
+        case nil:
+            if line.isEmpty { throw fail("empty control line") }
+            let shown = String(decoding: op.prefix(16), as: UTF8.self)
+            throw fail("unknown operation \(shown.debugDescription)")
+        }
+    }
+
+    /// Starts reading a message's payload; `arguments` is subject, sid, [reply,] size(s)
+    /// (the last element, the size, is ignored here).
+    private mutating func beginPayload(arguments: [Slice<UnsafeBufferPointer<UInt8>>], headerLength: Int, totalLength: Int) throws(NATSProtocolError) {
+        guard totalLength <= maxPayload else { throw fail("message of \(totalLength) bytes exceeds \(maxPayload)") }
+        let subject = String(decoding: arguments[0], as: UTF8.self)
+        guard let sid = UInt64(String(decoding: arguments[1], as: UTF8.self)) else {
+            throw fail("subscription id \(String(decoding: arguments[1].prefix(20), as: UTF8.self).debugDescription) is not a number")
+        }
+        let replyTo = arguments.count == 4 ? String(decoding: arguments[2], as: UTF8.self) : nil
+        var message = _PendingMessage(
+            subject: subject, sid: sid, replyTo: replyTo, headerLength: headerLength, totalLength: totalLength,
+            headerBytes: [], payload: [])
+        message.headerBytes.reserveCapacity(headerLength)
+        message.payload.reserveCapacity(totalLength - headerLength)
+        state = .payload(message)
+    }
+
+    private mutating func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ what: String) throws(NATSProtocolError) -> Int {
+        guard !bytes.isEmpty, bytes.count <= 18, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw fail("\(what) \(String(decoding: bytes.prefix(20), as: UTF8.self).debugDescription) is not a number")
+        }
+        var value = 0
+        for digit in bytes { value = value * 10 + Int(digit - 48) }
+        return value
+    }
+
+    private enum Operation {
+        case msg, hmsg, ping, pong, ok, err, info
+    }
+
+    /// The operation `name` names, case-insensitively, or nil.
+    private static func operation(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Operation? {
+        func matches(_ word: StaticString) -> Bool {
+            guard name.count == word.utf8CodeUnitCount else { return false }
+            return word.withUTF8Buffer { expected in
+                zip(name, expected).allSatisfy { a, b in a == b || (a | 0x20) == (b | 0x20) && b >= 65 }
+            }
+        }
+        switch name.count {
+        case 3: return matches("MSG") ? .msg : matches("+OK") ? .ok : nil
+        case 4:
+            if matches("PING") { return .ping }
+            if matches("PONG") { return .pong }
+            if matches("HMSG") { return .hmsg }
+            if matches("-ERR") { return .err }
+            if matches("INFO") { return .info }
+            return nil
+        default: return nil
+        }
+    }
+
+    /// The arguments of a control line: runs of bytes between spaces and tabs.
+    private static func split(_ rest: Slice<UnsafeBufferPointer<UInt8>>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
+        var arguments: [Slice<UnsafeBufferPointer<UInt8>>] = []
+        arguments.reserveCapacity(5)
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            while index < rest.endIndex && (rest[index] == 32 || rest[index] == 9) { index += 1 }
+            guard index < rest.endIndex else { break }
+            let start = index
+            while index < rest.endIndex && rest[index] != 32 && rest[index] != 9 { index += 1 }
+            arguments.append(rest[start..<index])
+            if arguments.count > 5 { break }
+        }
+        return arguments
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        let utf8 = self.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 32 && $0 != 9 }) else { return "" }
+        let last = utf8.lastIndex(where: { $0 != 32 && $0 != 9 })!
+        return String(self[first...last])
+    }
+}
