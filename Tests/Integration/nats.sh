@@ -49,7 +49,7 @@ while [[ $# -gt 0 ]]; do
         --cluster) CLUSTER=1; shift ;;
         --keep) KEEP=1; shift ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
         *) break ;;
     esac
 done

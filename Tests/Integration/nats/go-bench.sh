@@ -23,7 +23,7 @@ LIB="$GOPATH_DEBIAN/src/github.com/nats-io/nats.go"
 
 BUILD_ONLY=0
 if [[ "${1:-}" == "--build-only" ]]; then BUILD_ONLY=1; shift; fi
-if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then sed -n '2,15p' "$0"; exit 0; fi
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then sed -n '2,14p' "$0"; exit 0; fi
 
 mkdir -p "$ROOT/.build"
 
