@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Mailbox", targets: ["Mailbox"]),
         .library(name: "MailboxTestKit", targets: ["MailboxTestKit"]),
         .library(name: "MailboxNet", targets: ["MailboxNet"]),
+        .library(name: "MailboxNATS", targets: ["MailboxNATS"]),
         .executable(name: "mailbox-bench", targets: ["MailboxBenchmarks"]),
         .executable(name: "calculator", targets: ["CalculatorApp"]),
         .executable(name: "chat-server", targets: ["ChatServerApp"]),
@@ -31,6 +32,14 @@ let package = Package(
             name: "MailboxNet",
             dependencies: ["Mailbox"],
             path: "Sources/MailboxNet",
+            swiftSettings: strictSettings
+        ),
+        // A client of NATS (the messaging engine the cluster runs on) over MailboxNet:
+        // pub/sub, request/reply, queue groups, reconnect, JetStream key/value.
+        .target(
+            name: "MailboxNATS",
+            dependencies: ["Mailbox", "MailboxNet"],
+            path: "Sources/MailboxNATS",
             swiftSettings: strictSettings
         ),
         .target(
@@ -97,6 +106,12 @@ let package = Package(
             name: "MailboxNetTests",
             dependencies: ["MailboxNet", "Mailbox", "NetTestSupport"],
             path: "Tests/MailboxNetTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MailboxNATSTests",
+            dependencies: ["MailboxNATS", "MailboxNet", "Mailbox", "NetTestSupport"],
+            path: "Tests/MailboxNATSTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

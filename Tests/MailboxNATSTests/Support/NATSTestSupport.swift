@@ -1,0 +1,122 @@
+import Foundation
+import Mailbox
+import MailboxNATS
+import NetTestSupport
+import Testing
+
+/// The environment `Tests/Integration/nats.sh` sets for the tests that need a real server.
+enum NATSEnvironment {
+    static let variables = ProcessInfo.processInfo.environment
+    /// The single server (JetStream on): `nats://127.0.0.1:PORT`.
+    static let url = variables["MAILBOX_NATS_URL"]
+    /// What restarting that server takes: its binary, config and pid file.
+    static let serverBinary = variables["MAILBOX_NATS_SERVER_BIN"]
+    static let serverConfig = variables["MAILBOX_NATS_CONFIG"]
+    static let pidFile = variables["MAILBOX_NATS_PID_FILE"]
+    /// The three-server cluster's client URLs and pid files, comma-separated.
+    static let clusterURLs = variables["MAILBOX_NATS_CLUSTER_URLS"]?.split(separator: ",").map(String.init) ?? []
+    static let clusterPIDFiles = variables["MAILBOX_NATS_CLUSTER_PID_FILES"]?.split(separator: ",").map(String.init) ?? []
+    /// The Python interpreter with `nats-py`, and the peer script.
+    static let python = variables["MAILBOX_NATS_PY"]
+    static let peerScript = variables["MAILBOX_NATS_PEER"]
+
+    static let hasServer = url != nil
+    static let skipReason: Comment = "MAILBOX_NATS_URL is not set: run `bash Tests/Integration/nats.sh` to start nats-server and these tests"
+}
+
+/// A connection to the test server with quick reconnects, closed by the caller.
+func connectToTestServer(
+    name: String = #function, configure: (inout NATSConfiguration) -> Void = { _ in }
+) async throws -> NATSConnection {
+    var configuration = NATSConfiguration(url: NATSEnvironment.url!)
+    configuration.name = name
+    configuration.reconnectWait = .milliseconds(100)
+    configure(&configuration)
+    return try await NATSConnection.connect(configuration)
+}
+
+/// A subject no other test uses.
+func uniqueSubject(_ base: String = "test") -> String {
+    "\(base).\(UInt64.random(in: 0...UInt64.max))"
+}
+
+/// Collects values from any thread and lets a test wait for a count (NSCondition: TSan sees it).
+// Safe: `items` is read and written only with `condition` locked.
+final class Collector<Element: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+
+    init() {}
+
+    func append(_ item: Element) {
+        condition.lock()
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var all: [Element] {
+        condition.lock()
+        defer { condition.unlock() }
+        return items
+    }
+
+    var count: Int { all.count }
+
+    /// Waits until `predicate` holds for the items (generous deadline); false at the deadline.
+    @discardableResult
+    func wait(timeout: TimeInterval = 30, until predicate: ([Element]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(items) {
+            if !condition.wait(until: deadline) { return predicate(items) }
+        }
+        return true
+    }
+
+    @discardableResult
+    func wait(forCount count: Int, timeout: TimeInterval = 30) -> Bool {
+        wait(timeout: timeout) { $0.count >= count }
+    }
+}
+
+/// Waits (polling a property, generous deadline) until `connection.state` is `state`.
+func waitForState(_ connection: NATSConnection, _ state: NATSConnectionState, timeout: TimeInterval = 30) -> Bool {
+    let seen = Collector<NATSConnectionState>()
+    let disposable = connection.state.producer.startWithValues { seen.append($0) }
+    defer { disposable.dispose() }
+    return seen.wait(timeout: timeout) { $0.last == state }
+}
+
+/// Runs a process to completion and returns its exit status and standard output.
+func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Reads a pid file and sends `signal` to that process; returns the pid.
+@discardableResult
+func signalServer(pidFile: String, _ signal: Int32 = SIGKILL) throws -> Int32 {
+    let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    guard let pid = Int32(text) else { throw TestFailure("pid file \(pidFile) holds \(text.debugDescription)") }
+    kill(pid, signal)
+    return pid
+}
+
+/// Waits until the process `pid` has exited (kill -0 fails), generous deadline.
+func waitForExit(pid: Int32, timeout: TimeInterval = 30) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+        if kill(pid, 0) != 0 { return true }
+        usleep(10_000)  // polling an external process's exit: there is no event to wait on
+    }
+    return false
+}
