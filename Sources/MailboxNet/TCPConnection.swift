@@ -55,6 +55,29 @@ public final class TCPConnection: Sendable {
         case sendQueueExceeded
         /// Dropped: the connection is closed or closing.
         case closed
+        /// Not queued, the connection stays open: `.backPressure` overflow only (see
+        /// `SendOverflow`). The queue has no room for the bytes (or async senders wait before
+        /// them); the caller keeps them and may send them again after `onWritable`.
+        case full
+    }
+
+    /// What a send that finds the send queue full does; chosen once, at `start`.
+    ///
+    /// ```
+    /// .close:        send over limit ─▶ .sendQueueExceeded, farewell, draining ─▶ closed
+    /// .backPressure: send over limit ─▶ .full (nothing queued, connection open)
+    ///                ... kernel takes bytes ... queue ≤ limit/2 ─▶ onWritable()
+    ///                sendWhenReady over limit ─▶ suspends ─▶ queued, in FIFO order of waiters
+    /// ```
+    public enum SendOverflow: Sendable, Equatable {
+        /// Today's server behaviour, the default: the overflowing `send` returns
+        /// `.sendQueueExceeded` and the connection closes with that reason (a slow consumer is
+        /// cut off; it cannot make the server buffer without bound).
+        case close
+        /// For clients and proxies that produce what they send: `send` returns `.full` and keeps
+        /// the connection open; `sendWhenReady` suspends until there is room; `onWritable` says
+        /// when room is back. Nothing accepted is ever dropped for lack of room.
+        case backPressure
     }
 
     /// Unique among the connections of this process (clients and servers alike), from 1.
@@ -111,11 +134,20 @@ public final class TCPConnection: Sendable {
     /// - Parameters:
     ///   - sendQueueLimit: the most bytes `send` may keep queued (not yet taken by the kernel).
     ///     Before `start` the queue is unlimited.
-    ///   - farewell: sent when the send queue overflows, past the limit (see `send(_:)`).
+    ///   - overflow: what a send that finds no room does: `.close` (the default) or
+    ///     `.backPressure` (see `SendOverflow`).
+    ///   - farewell: sent when the send queue overflows, past the limit (`.close` only).
     ///   - readChunkSize: the most bytes one read takes (the temporary read buffer's size).
+    ///   - onWritable: `.backPressure` only: called once after a `send` returned `.full`, as soon
+    ///     as no `sendWhenReady` waits and the queue has drained to `sendQueueLimit / 2` bytes
+    ///     or fewer. Runs on the connection's queue like the other callbacks (never inside a
+    ///     call into the connection, so it may call `send`, `pauseReading`, ... at once); not
+    ///     called once the connection is closing.
     /// - Precondition: called at most once; `sendQueueLimit >= 0`, `readChunkSize > 0`.
     public func start(
-        sendQueueLimit: Int, farewell: [UInt8]? = nil, readChunkSize: Int = 16 * 1024,
+        sendQueueLimit: Int, overflow: SendOverflow = .close, farewell: [UInt8]? = nil,
+        readChunkSize: Int = 16 * 1024,
+        onWritable: (@Sendable () -> Void)? = nil,
         onRead: @escaping @Sendable ([UInt8]) -> Void,
         onClose: @escaping @Sendable (CloseReason) -> Void
     ) {
@@ -126,6 +158,8 @@ public final class TCPConnection: Sendable {
             precondition(!state.started, "TCPConnection.start called twice on connection \(id)")
             state.started = true
             state.sendQueueLimit = sendQueueLimit
+            state.overflow = overflow
+            state.onWritable = onWritable
             state.farewell = farewell
             switch state.phase {
             case .closed(let reason):
@@ -244,6 +278,7 @@ public final class TCPConnection: Sendable {
         state.phase = .closed(reason)
         state.pending.removeAll()
         state.farewell = nil
+        failWaitingSenders(&state, reason)
         switch ending {
         case .graceful:
             _Posix.shutdownWrite(fd)
@@ -344,7 +379,14 @@ struct _ConnectionState {
     /// `pauseReading` is in force (may be set before `start`).
     var readingPaused = false
     var sendQueueLimit = Int.max
+    var overflow = TCPConnection.SendOverflow.close
     var farewell: [UInt8]?
+    /// `.backPressure` only: called when room is back after a `.full` (see `start`).
+    var onWritable: (@Sendable () -> Void)?
+    /// A `send` returned `.full` and `onWritable` has not been called since.
+    var writableNoticeWanted = false
+    /// `sendWhenReady` calls suspended for room, in arrival order (`.backPressure` only).
+    var waitingSenders = _WaitingSenders()
     /// Bytes accepted by `send` and not yet written. Non-empty only while a flush is scheduled
     /// or the write source is armed (or the connection is closed and it is being dropped).
     var pending = _SendQueue()

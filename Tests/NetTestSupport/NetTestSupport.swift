@@ -219,3 +219,37 @@ public struct SeededGenerator: RandomNumberGenerator {
         return SeededGenerator(seed: seed)
     }
 }
+
+/// Runs a blocking `body` (a raw read, a sync connect) on a Dispatch global queue and awaits
+/// it, so async tests never block the cooperative pool's few threads.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: body()) }
+    }
+}
+
+/// Waits until `condition` holds, checking every millisecond; false at the deadline. For
+/// states that have no event to wait on (a counter inside the code under test).
+public func eventually(
+    timeout: TimeInterval = netTestTimeout, _ condition: @Sendable () -> Bool
+) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while !condition() {
+        if Date() >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
+
+/// The number of open descriptors of this process (entries of `/proc/self/fd`, less the one
+/// the listing itself opens); -1 where `/proc` is missing.
+public func openDescriptorCount() -> Int {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return -1 }
+    return entries.count - 1
+}
+
+/// A block of `count` bytes that names its index (`index % 251` repeated), so a test can see
+/// which block arrived where.
+public func block(_ index: Int, count: Int) -> [UInt8] {
+    [UInt8](repeating: UInt8(index % 251), count: count)
+}
