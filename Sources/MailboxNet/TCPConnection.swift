@@ -174,6 +174,7 @@ public final class TCPConnection: Sendable {
                 state.onClose = onClose
                 let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
                 source.setEventHandler { [self] in readableEvent(chunkSize: readChunkSize, onRead: onRead) }
+                state.readAgain = { [self] in readableEvent(chunkSize: readChunkSize, onRead: onRead) }
                 source.setCancelHandler { [self] in sourceCancelled() }
                 state.readSource = source
                 if state.readingPaused {
@@ -205,6 +206,9 @@ public final class TCPConnection: Sendable {
             if let source = state.readSource, state.readSourceSuspended {
                 state.readSourceSuspended = false
                 source.resume()
+                // A read event cut short by `readsPerEvent` may have left bytes the source
+                // will not signal again: look once more (a read that finds none costs one call).
+                if let readAgain = state.readAgain { queue.async(execute: readAgain) }
             }
         }
     }
@@ -218,10 +222,14 @@ public final class TCPConnection: Sendable {
 
     /// The read source's handler: one read of up to `chunkSize` bytes into a temporary buffer;
     /// delivers a copy of what was read, or closes on EOF or an error.
-    private func readableEvent(chunkSize: Int, onRead: @Sendable ([UInt8]) -> Void) {
+    private func readableEvent(chunkSize: Int, onRead: @escaping @Sendable ([UInt8]) -> Void) {
         // Read until the socket has nothing more (EAGAIN), EOF or an error: the read source is
         // not guaranteed to fire again for bytes, an EOF or a reset already signalled (a client
-        // that sends half a line and resets must still be noticed at once).
+        // that sends half a line and resets must still be noticed at once). At most
+        // `readsPerEvent` chunks, though: a peer sending as fast as we read would otherwise keep
+        // this loop going and buffer without bound before `onRead` can pause reading; the rest
+        // is read by a follow-up on the queue (which a pause in `onRead` stops).
+        var cutShort = false
         let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkSize) { buffer in
             state.withLockedValue { state -> [[UInt8]] in
                 var collected: [[UInt8]] = []
@@ -230,6 +238,10 @@ public final class TCPConnection: Sendable {
                     let count = read(fd, buffer.baseAddress, chunkSize)
                     if count > 0 {
                         collected.append(Array(UnsafeBufferPointer(rebasing: buffer[..<count])))
+                        if collected.count == Self.readsPerEvent {
+                            cutShort = true
+                            return collected
+                        }
                         continue
                     }
                     if count == 0 {
@@ -247,7 +259,14 @@ public final class TCPConnection: Sendable {
         }
         // onClose, if the read above finished the connection, comes after this on the same queue.
         for chunk in bytes { onRead(chunk) }
+        if cutShort {
+            queue.async { [self] in readableEvent(chunkSize: chunkSize, onRead: onRead) }
+        }
     }
+
+    /// The most chunks one read event delivers before it yields the queue (and lets a pause
+    /// in `onRead` take effect).
+    static let readsPerEvent = 16
 
     /// Suspends the read source if it runs. Caller holds the lock.
     static func suspendReadSource(_ state: inout _ConnectionState) {
@@ -279,6 +298,7 @@ public final class TCPConnection: Sendable {
         state.pending.removeAll()
         state.farewell = nil
         failWaitingSenders(&state, reason)
+        state.readAgain = nil
         switch ending {
         case .graceful:
             _Posix.shutdownWrite(fd)
@@ -396,6 +416,8 @@ struct _ConnectionState {
 
     /// Created by `start`; suspended while paused or draining.
     var readSource: (any DispatchSourceRead)?
+    /// Runs the read source's handler once more (after a resume); set by `start`, dropped on close.
+    var readAgain: (@Sendable () -> Void)?
     var readSourceSuspended = false
     /// Created on the first write the kernel does not take whole; armed (resumed) only while
     /// `pending` is not empty.
