@@ -21,10 +21,13 @@ private struct BackPressuredPair {
 
     init(onWritable: (@Sendable () -> Void)? = nil) throws {
         server = try LoopbackServer()
+        // Small segments (accepted sockets inherit the listener's TCP_MAXSEG), so that the tiny
+        // buffers below still hold several: with loopback's 64 KiB segments a tiny receive
+        // window only reopens on the persist timer, and draining would take seconds.
+        var segment: Int32 = 1024
+        setsockopt(server.listener.fd, Int32(IPPROTO_TCP), TCP_MAXSEG, &segment, socklen_t(MemoryLayout<Int32>.size))
         (client, side) = try server.connectPair()
-        // Tiny kernel buffers while filling, so the kernel cannot absorb the queue behind the
-        // test's back; `drain` widens the client's before reading (a tiny receive window
-        // reopens only on the persist timer, which would make draining take seconds).
+        // Tiny kernel buffers, so the kernel cannot absorb the queue behind the test's back.
         setBufferSize(client.fd, SO_RCVBUF, 4096)
         setBufferSize(side.fd, SO_SNDBUF, 4096)
         side.start(
@@ -49,7 +52,6 @@ private struct BackPressuredPair {
     /// Reads `count` bytes at the client, off the cooperative pool.
     func drain(_ count: Int) async -> [UInt8] {
         let fd = client.fd
-        setBufferSize(fd, SO_RCVBUF, 1 << 20)
         return await offPool { readRaw(fd, maxBytes: count).bytes }
     }
 }
