@@ -28,18 +28,25 @@ import Synchronization
 /// Closing, in time:
 /// ```
 /// open ──send over limit──▶ draining(.sendQueueExceeded) ─┐  (reading stopped, queue + farewell
-/// open ──close(final:)────▶ draining(.closedLocally) ─────┤   flushed; after the time-out:
-///                                                         ▼   SO_LINGER 0, reset)
-/// open ──EOF / error──────────────────────────────────▶ closed ──sources cancelled──▶ fd closed,
-///                                                                                   onClose(reason)
+///  │     (.close overflow)                                │   flushed; after the time-out:
+/// open ──close(final:)────▶ draining(.closedLocally) ─────┤   SO_LINGER 0, reset)
+///  │                                                      ▼
+/// open ──EOF / error / abort()────────────────────────▶ closed ──sources cancelled──▶ fd closed,
+///  │                                                                                onClose(reason)
+///  └─ send over limit (.backPressure overflow): `.full`, stays open; `onWritable` when room is
+///     back; `sendWhenReady` waits (waiters fail with `ClosedError` on draining/closed)
 /// ```
+///
+/// See `docs/Networking.md` for the guide (errors table, limits, reconnecting clients).
 public final class TCPConnection: Sendable {
     /// Why a connection closed; `onClose` gets exactly one.
     public enum CloseReason: Sendable, Equatable {
         /// EOF from the peer. A half-close counts too: the server treats the peer as gone.
         case peerClosed
         /// A read or write failed: `ECONNRESET`, `EPIPE`, `ETIMEDOUT`, ... A peer that resets the
-        /// connection (closes with `SO_LINGER` 0) shows here as `read`/`ECONNRESET` on Linux.
+        /// connection (closes with `SO_LINGER` 0) shows here as `read`/`ECONNRESET` on Linux (or
+        /// as `.peerClosed` if an EOF is read before the reset); a reset found by a write while
+        /// reading is paused shows as `write`/`EPIPE` or `write`/`ECONNRESET`.
         case failed(SocketError)
         /// A `send` would have taken the send queue past its limit (see `send(_:)`).
         case sendQueueExceeded
@@ -123,7 +130,9 @@ public final class TCPConnection: Sendable {
 
     /// Starts reading.
     ///
-    /// `onRead` gets each chunk read (1 up to `readChunkSize` bytes, a fresh array); `onClose` is
+    /// `onRead` gets each chunk read (1 up to `readChunkSize` bytes, a fresh array; at most 16
+    /// chunks are read ahead of `onRead`, so a `pauseReading` called from `onRead` takes effect
+    /// within 16 chunks); `onClose` is
     /// called exactly once when the connection is closed for any reason, after the last `onRead`
     /// and after the socket is closed. Both run on the connection's serial queue, never
     /// concurrently and never re-entrantly from inside `send`/`close`/`pauseReading`/
