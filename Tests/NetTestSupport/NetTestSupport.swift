@@ -253,3 +253,10 @@ public func openDescriptorCount() -> Int {
 public func block(_ index: Int, count: Int) -> [UInt8] {
     [UInt8](repeating: UInt8(index % 251), count: count)
 }
+
+/// Sets `connection`'s kernel buffer sizes (`SO_RCVBUF`, `SO_SNDBUF`), for tests that import
+/// `MailboxNet` without `@testable` (the documentation tests) and cannot reach its descriptor.
+public func setBufferSizes(_ connection: TCPConnection, receive: Int32? = nil, send: Int32? = nil) {
+    if let receive { setBufferSize(connection.fd, SO_RCVBUF, receive) }
+    if let send { setBufferSize(connection.fd, SO_SNDBUF, send) }
+}
