@@ -7,7 +7,7 @@ extension TCPConnection {
     ///
     /// Delivery uses `ActorRef.send`, so a bounded mailbox with `.backpressure` overflow pushes
     /// back on the peer: while the actor's mailbox is full, at most `bufferedReads` messages
-    /// (plus the chunks of one read event, which reads what the kernel holds) wait here; then
+    /// (plus up to 16 chunks already read ahead, see `start`'s `onRead`) wait here; then
     /// reading pauses (the peer's bytes wait in the kernel, then in the peer's send buffer) and
     /// resumes once the mailbox took a message and fewer than `bufferedReads` wait. Nothing is
     /// buffered without bound and nothing read is dropped. With an unbounded mailbox every read
