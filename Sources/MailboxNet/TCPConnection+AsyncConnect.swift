@@ -12,8 +12,8 @@ extension TCPConnection {
     /// Connects to `host`:`port` without blocking a thread for the wait, and returns the
     /// connection, not started (non-blocking, close-on-exec, `TCP_NODELAY`).
     ///
-    /// How it waits: the name is resolved by `getaddrinfo` on a Dispatch global queue (a
-    /// numeric host such as "127.0.0.1" or "::1" resolves at once); each connect is started
+    /// How it waits: a numeric host ("127.0.0.1", "::1") is used at once; a name is resolved by
+    /// `getaddrinfo` on a Dispatch global queue; each connect is started
     /// non-blocking and awaited with a Dispatch write source plus a Dispatch timer for the
     /// deadline, on one shared serial queue; the calling task is suspended meanwhile. Tries
     /// each address `host` resolves to, in the resolver's order, until one connects.
@@ -28,12 +28,12 @@ extension TCPConnection {
     ///   - "getaddrinfo" with an `EAI_*` code: the name does not resolve;
     ///   - "socket" `EMFILE`: no descriptor left.
     ///
-    /// The first call in a process may wait about 1 ms while one Dispatch timer fires (see
+    /// The first call in a process suspends about 1 ms while one Dispatch timer fires (see
     /// `_DispatchTimers`), so the deadline timer works when descriptors run out.
     public static func connect(
         to host: String, port: UInt16, timeout: Duration = .seconds(5)
     ) async throws(SocketError) -> TCPConnection {
-        _DispatchTimers.ready
+        await _DispatchTimers.readyWithoutBlocking()
         let deadline = ContinuousClock.now + timeout
         let candidates = try await resolve(host: host, port: port).get()
         var lastError = SocketError(operation: "connect", errno: EADDRNOTAVAIL)
@@ -66,25 +66,37 @@ extension TCPConnection {
         throw lastError
     }
 
-    /// Resolves `host` on a global queue (`getaddrinfo` blocks).
+    /// Resolves `host`: a numeric address at once, on the calling thread; a name on a global
+    /// queue (`getaddrinfo` blocks).
     private static func resolve(host: String, port: UInt16) async -> Result<[_ResolvedAddress], SocketError> {
-        await withCheckedContinuation { continuation in
+        if case .success(let addresses) = resolveNow(host: host, port: port, numericHostOnly: true) {
+            return .success(addresses)
+        }
+        return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                var found: [_ResolvedAddress] = []
-                do throws(SocketError) {
-                    _ = try _Posix.withResolvedAddresses(host: host, port: port, passive: false) { family, address, length -> Bool? in
-                        var storage = sockaddr_storage()
-                        withUnsafeMutableBytes(of: &storage) { target in
-                            target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: min(Int(length), target.count)))
-                        }
-                        found.append(_ResolvedAddress(family: family, storage: storage, length: length))
-                        return nil
-                    }
-                    continuation.resume(returning: .success(found))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
+                continuation.resume(returning: resolveNow(host: host, port: port, numericHostOnly: false))
             }
+        }
+    }
+
+    private static func resolveNow(
+        host: String, port: UInt16, numericHostOnly: Bool
+    ) -> Result<[_ResolvedAddress], SocketError> {
+        var found: [_ResolvedAddress] = []
+        do throws(SocketError) {
+            _ = try _Posix.withResolvedAddresses(
+                host: host, port: port, passive: false, numericHostOnly: numericHostOnly
+            ) { family, address, length -> Bool? in
+                var storage = sockaddr_storage()
+                withUnsafeMutableBytes(of: &storage) { target in
+                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: min(Int(length), target.count)))
+                }
+                found.append(_ResolvedAddress(family: family, storage: storage, length: length))
+                return nil
+            }
+            return .success(found)
+        } catch {
+            return .failure(error)
         }
     }
 }
@@ -138,7 +150,12 @@ final class _ConnectWait: Sendable {
             let timer = DispatchSource.makeTimerSource(queue: Self.queue)
             let remaining = ContinuousClock.now.duration(to: deadline)
             timer.schedule(deadline: .now() + TCPConnection.dispatchInterval(remaining))
-            timer.setEventHandler { [self] in decide(ETIMEDOUT) }
+            timer.setEventHandler { [self] in
+                // A busy queue may run this before the write source's handler although the
+                // socket connected in time: ask the socket before calling it a time-out.
+                var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                decide(poll(&descriptor, 1, 0) == 1 ? _Posix.pendingError(fd) : ETIMEDOUT)
+            }
             state.source = source
             state.timer = timer
             source.resume()

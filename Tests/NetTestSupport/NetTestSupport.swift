@@ -220,11 +220,13 @@ public struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Runs a blocking `body` (a raw read, a sync connect) on a Dispatch global queue and awaits
-/// it, so async tests never block the cooperative pool's few threads.
+/// Runs a blocking `body` (a raw read, a wait for a probe) on a thread of its own and awaits
+/// it, so async tests never block the cooperative pool's few threads, nor Dispatch's global
+/// queues (libdispatch adds a thread for blocked ones only after about a second, which stalls
+/// every Dispatch timer and handler of the process meanwhile).
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: body()) }
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 
