@@ -134,6 +134,22 @@ struct TCPConnectionBackPressureTests {
         await #expect(throws: TCPConnection.ClosedError(reason: .closedLocally)) { try await side.sendWhenReady([1]) }
     }
 
+    @Test func sendWhenReady_throwsClosedErrorWithTheReason_whenThePeerResetsWhileWaiting() async throws {
+        let pair = try BackPressuredPair()
+        _ = pair.fill()
+        let side = pair.side
+        let waiting = Task { try await side.sendWhenReady(block(8, count: BackPressuredPair.limit)) }
+        #expect(await eventually { side.waitingSenderCount == 1 })
+        pair.client.abort()  // SO_LINGER 0: the server side reads ECONNRESET (or writes EPIPE)
+        do {
+            try await waiting.value
+            Issue.record("the waiter was served after the reset")
+        } catch let error as TCPConnection.ClosedError {
+            #expect(error.reason == pair.probe.waitForClose())
+            #expect(error.reason != .closedLocally)  // the peer's doing: .failed or .peerClosed
+        }
+    }
+
     @Test func sendWhenReady_cancelled_removesTheWaiterAndThrowsCancellationError() async throws {
         let pair = try BackPressuredPair()
         let accepted = pair.fill().flatMap { $0 }
