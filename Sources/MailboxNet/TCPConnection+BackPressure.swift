@@ -17,6 +17,7 @@ extension TCPConnection {
             self.reason = reason
         }
 
+        /// "connection closed before the bytes could be queued (peerClosed)".
         public var description: String { "connection closed before the bytes could be queued (\(reason))" }
     }
 
