@@ -19,56 +19,87 @@ extension TCPConnection {
     /// is queued). The array itself is queued, never copied, so sending one array to many
     /// connections shares it.
     ///
-    /// Overflow: if the bytes still queued plus `bytes` would exceed the `sendQueueLimit` given
-    /// to `start`, `bytes` is dropped, the connection stops reading, refuses all further sends,
-    /// sends the `farewell` (past the limit), closes (flushing at most 2 s, then a reset) and
-    /// reports `onClose(.sendQueueExceeded)`; this call returns `.sendQueueExceeded`.
+    /// Overflow, when the bytes still queued plus `bytes` would exceed the `sendQueueLimit`
+    /// given to `start`, depends on the `overflow` given to `start`:
+    /// - `.close` (the default): `bytes` is dropped, the connection stops reading, refuses all
+    ///   further sends, sends the `farewell` (past the limit), closes (flushing at most 2 s,
+    ///   then a reset) and reports `onClose(.sendQueueExceeded)`; this call returns
+    ///   `.sendQueueExceeded`.
+    /// - `.backPressure`: `bytes` is not queued and this call returns `.full`; the connection
+    ///   stays open and keeps everything it accepted; `onWritable` follows when room is back.
+    ///   `.full` also comes while `sendWhenReady` calls wait (they go first, in order). A buffer
+    ///   larger than the whole limit is accepted when the queue is empty (or it could never go).
     ///
     /// A write error (`EPIPE`, `ECONNRESET`) closes the connection with `.failed` and this call
-    /// returns `.closed`. An empty `bytes` is `.queued` and does nothing.
+    /// returns `.closed`. An empty `bytes` is `.queued` and does nothing. Never raises SIGPIPE
+    /// (`MSG_NOSIGNAL`).
     ///
-    /// - Returns: `.queued`; `.sendQueueExceeded` for the call that overflowed; `.closed` once the
-    ///   connection is closing or closed.
+    /// - Returns: `.queued`; `.sendQueueExceeded` for the call that overflowed (`.close`);
+    ///   `.full` (`.backPressure`); `.closed` once the connection is closing or closed.
     /// - Complexity: O(1); the flush costs one `sendmsg` per 64 queued buffers.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> SendResult {
-        state.withLockedValue { state in
-            guard case .open = state.phase else { return .closed }
-            if bytes.isEmpty { return .queued }
-            if bytes.count > state.sendQueueLimit - state.pending.byteCount && !state.writeSourceArmed {
-                // Bytes waiting only for the scheduled flush are not a slow consumer's: write
-                // them now and count what the kernel refuses.
-                switch flush(&state) {
-                case .drained: break
-                case .wouldBlock: armWriteSource(&state)
-                case .failed(let error):
-                    finish(&state, .failed(error), ending: .immediate)
-                    return .closed
-                }
+        state.withLockedValue { state in send(bytes, &state) }
+    }
+
+    /// `send(_:)` with the lock held.
+    func send(_ bytes: [UInt8], _ state: inout _ConnectionState) -> SendResult {
+        guard case .open = state.phase else { return .closed }
+        if bytes.isEmpty { return .queued }
+        let backPressure = state.overflow == .backPressure
+        if backPressure && !state.waitingSenders.isEmpty {
+            state.writableNoticeWanted = true
+            return .full
+        }
+        if !Self.hasRoom(for: bytes.count, state) && !state.writeSourceArmed {
+            // Bytes waiting only for the scheduled flush are not a slow consumer's: write
+            // them now and count what the kernel refuses.
+            switch flush(&state) {
+            case .drained: break
+            case .wouldBlock: armWriteSource(&state)
+            case .failed(let error):
+                finish(&state, .failed(error), ending: .immediate)
+                return .closed
             }
-            if bytes.count > state.sendQueueLimit - state.pending.byteCount {
-                beginDraining(&state, .sendQueueExceeded, final: state.farewell, timeout: .seconds(2))
-                return .sendQueueExceeded
+        }
+        if !Self.hasRoom(for: bytes.count, state) {
+            if backPressure {
+                state.writableNoticeWanted = true
+                return .full
             }
-            // Coalescing: the bytes are queued and written by one flush on the connection's
-            // queue, together with everything else sent before that flush runs. A burst fanned
-            // out to many clients (a busy channel) becomes one `sendmsg` per client per flush
-            // instead of one `send` per line; a lone line waits one queue hop.
-            state.pending.append(bytes)
-            if !state.flushScheduled && !state.writeSourceArmed {
-                state.flushScheduled = true
-                queue.async { [self] in scheduledFlush() }
-            }
-            return .queued
+            beginDraining(&state, .sendQueueExceeded, final: state.farewell, timeout: .seconds(2))
+            return .sendQueueExceeded
+        }
+        // Coalescing: the bytes are queued and written by one flush on the connection's
+        // queue, together with everything else sent before that flush runs. A burst fanned
+        // out to many clients (a busy channel) becomes one `sendmsg` per client per flush
+        // instead of one `send` per line; a lone line waits one queue hop.
+        state.pending.append(bytes)
+        scheduleFlush(&state)
+        return .queued
+    }
+
+    /// Whether `count` more bytes fit the queue (in `.backPressure`, any buffer fits an empty
+    /// queue).
+    static func hasRoom(for count: Int, _ state: _ConnectionState) -> Bool {
+        count <= state.sendQueueLimit - state.pending.byteCount
+            || (state.overflow == .backPressure && state.pending.isEmpty)
+    }
+
+    /// Schedules a flush of what is queued unless one is scheduled or the write source is armed.
+    func scheduleFlush(_ state: inout _ConnectionState) {
+        if !state.flushScheduled && !state.writeSourceArmed {
+            state.flushScheduled = true
+            queue.async { [self] in scheduledFlush() }
         }
     }
 
     /// The flush `send` scheduled: writes what is queued; arms the write source for the rest.
     private func scheduledFlush() {
-        state.withLockedValue { state in
+        let room = state.withLockedValue { state -> _RoomAction in
             state.flushScheduled = false
             // Draining flushes on its own; an armed write source will take what is queued.
-            guard case .open = state.phase, !state.writeSourceArmed else { return }
+            guard case .open = state.phase, !state.writeSourceArmed else { return .none }
             switch flush(&state) {
             case .drained:
                 break
@@ -77,7 +108,9 @@ extension TCPConnection {
             case .failed(let error):
                 finish(&state, .failed(error), ending: .immediate)
             }
+            return roomMade(&state)
         }
+        room.perform()
     }
 
     /// Closes gracefully: stops reading, sends what is queued and then `final` (past the limit),
@@ -117,6 +150,7 @@ extension TCPConnection {
         _ state: inout _ConnectionState, _ reason: CloseReason, final: [UInt8]?, timeout: Duration
     ) {
         state.phase = .draining(reason)
+        failWaitingSenders(&state, reason)
         Self.suspendReadSource(&state)
         if let final { state.pending.append(final) }
         guard !state.pending.isEmpty else {
@@ -138,7 +172,7 @@ extension TCPConnection {
         }
     }
 
-    private enum FlushResult {
+    enum FlushResult {
         case drained
         case wouldBlock
         case failed(SocketError)
@@ -146,7 +180,7 @@ extension TCPConnection {
 
     /// Writes queued buffers (up to 64 per `sendmsg`) until the queue is empty or the kernel
     /// takes no more.
-    private func flush(_ state: inout _ConnectionState) -> FlushResult {
+    func flush(_ state: inout _ConnectionState) -> FlushResult {
         while !state.pending.isEmpty {
             let written = state.pending.withIOVectors(maxBuffers: 64) { vectors in
                 var message = msghdr()
@@ -167,7 +201,7 @@ extension TCPConnection {
     }
 
     /// Creates the write source on first use and arms it.
-    private func armWriteSource(_ state: inout _ConnectionState) {
+    func armWriteSource(_ state: inout _ConnectionState) {
         if state.writeSource == nil {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [self] in writableEvent() }
@@ -182,13 +216,13 @@ extension TCPConnection {
 
     /// The write source's handler: flushes; disarms when drained, or finishes a drain.
     private func writableEvent() {
-        state.withLockedValue { state in
+        let room = state.withLockedValue { state -> _RoomAction in
             switch state.phase {
             case .closed:
-                return
+                return .none
             case .open:
                 // A stale event after the source was disarmed: nothing queued, stay disarmed.
-                guard state.writeSourceArmed else { return }
+                guard state.writeSourceArmed else { return .none }
                 switch flush(&state) {
                 case .drained:
                     state.writeSourceArmed = false
@@ -198,14 +232,18 @@ extension TCPConnection {
                 case .failed(let error):
                     finish(&state, .failed(error), ending: .immediate)
                 }
+                return roomMade(&state)
             case .draining(let reason):
                 switch flush(&state) {
                 case .drained: finish(&state, reason, ending: .graceful)
                 case .wouldBlock: break
                 case .failed: finish(&state, reason, ending: .immediate)
                 }
+                return .none
             }
         }
+        // Outside the lock: resumed senders and `onWritable` may call straight back in.
+        room.perform()
     }
 
     /// The flush timer's handler: still draining at the deadline, so reset and close.

@@ -28,18 +28,25 @@ import Synchronization
 /// Closing, in time:
 /// ```
 /// open ──send over limit──▶ draining(.sendQueueExceeded) ─┐  (reading stopped, queue + farewell
-/// open ──close(final:)────▶ draining(.closedLocally) ─────┤   flushed; after the time-out:
-///                                                         ▼   SO_LINGER 0, reset)
-/// open ──EOF / error──────────────────────────────────▶ closed ──sources cancelled──▶ fd closed,
-///                                                                                   onClose(reason)
+///  │     (.close overflow)                                │   flushed; after the time-out:
+/// open ──close(final:)────▶ draining(.closedLocally) ─────┤   SO_LINGER 0, reset)
+///  │                                                      ▼
+/// open ──EOF / error / abort()────────────────────────▶ closed ──sources cancelled──▶ fd closed,
+///  │                                                                                onClose(reason)
+///  └─ send over limit (.backPressure overflow): `.full`, stays open; `onWritable` when room is
+///     back; `sendWhenReady` waits (waiters fail with `ClosedError` on draining/closed)
 /// ```
+///
+/// See `docs/Networking.md` for the guide (errors table, limits, reconnecting clients).
 public final class TCPConnection: Sendable {
     /// Why a connection closed; `onClose` gets exactly one.
     public enum CloseReason: Sendable, Equatable {
         /// EOF from the peer. A half-close counts too: the server treats the peer as gone.
         case peerClosed
         /// A read or write failed: `ECONNRESET`, `EPIPE`, `ETIMEDOUT`, ... A peer that resets the
-        /// connection (closes with `SO_LINGER` 0) shows here as `read`/`ECONNRESET` on Linux.
+        /// connection (closes with `SO_LINGER` 0) shows here as `read`/`ECONNRESET` on Linux (or
+        /// as `.peerClosed` if an EOF is read before the reset); a reset found by a write while
+        /// reading is paused shows as `write`/`EPIPE` or `write`/`ECONNRESET`.
         case failed(SocketError)
         /// A `send` would have taken the send queue past its limit (see `send(_:)`).
         case sendQueueExceeded
@@ -55,6 +62,29 @@ public final class TCPConnection: Sendable {
         case sendQueueExceeded
         /// Dropped: the connection is closed or closing.
         case closed
+        /// Not queued, the connection stays open: `.backPressure` overflow only (see
+        /// `SendOverflow`). The queue has no room for the bytes (or async senders wait before
+        /// them); the caller keeps them and may send them again after `onWritable`.
+        case full
+    }
+
+    /// What a send that finds the send queue full does; chosen once, at `start`.
+    ///
+    /// ```
+    /// .close:        send over limit ─▶ .sendQueueExceeded, farewell, draining ─▶ closed
+    /// .backPressure: send over limit ─▶ .full (nothing queued, connection open)
+    ///                ... kernel takes bytes ... queue ≤ limit/2 ─▶ onWritable()
+    ///                sendWhenReady over limit ─▶ suspends ─▶ queued, in FIFO order of waiters
+    /// ```
+    public enum SendOverflow: Sendable, Equatable {
+        /// Today's server behaviour, the default: the overflowing `send` returns
+        /// `.sendQueueExceeded` and the connection closes with that reason (a slow consumer is
+        /// cut off; it cannot make the server buffer without bound).
+        case close
+        /// For clients and proxies that produce what they send: `send` returns `.full` and keeps
+        /// the connection open; `sendWhenReady` suspends until there is room; `onWritable` says
+        /// when room is back. Nothing accepted is ever dropped for lack of room.
+        case backPressure
     }
 
     /// Unique among the connections of this process (clients and servers alike), from 1.
@@ -100,7 +130,9 @@ public final class TCPConnection: Sendable {
 
     /// Starts reading.
     ///
-    /// `onRead` gets each chunk read (1 up to `readChunkSize` bytes, a fresh array); `onClose` is
+    /// `onRead` gets each chunk read (1 up to `readChunkSize` bytes, a fresh array; at most 16
+    /// chunks are read ahead of `onRead`, so a `pauseReading` called from `onRead` takes effect
+    /// within 16 chunks); `onClose` is
     /// called exactly once when the connection is closed for any reason, after the last `onRead`
     /// and after the socket is closed. Both run on the connection's serial queue, never
     /// concurrently and never re-entrantly from inside `send`/`close`/`pauseReading`/
@@ -111,11 +143,20 @@ public final class TCPConnection: Sendable {
     /// - Parameters:
     ///   - sendQueueLimit: the most bytes `send` may keep queued (not yet taken by the kernel).
     ///     Before `start` the queue is unlimited.
-    ///   - farewell: sent when the send queue overflows, past the limit (see `send(_:)`).
+    ///   - overflow: what a send that finds no room does: `.close` (the default) or
+    ///     `.backPressure` (see `SendOverflow`).
+    ///   - farewell: sent when the send queue overflows, past the limit (`.close` only).
     ///   - readChunkSize: the most bytes one read takes (the temporary read buffer's size).
+    ///   - onWritable: `.backPressure` only: called once after a `send` returned `.full`, as soon
+    ///     as no `sendWhenReady` waits and the queue has drained to `sendQueueLimit / 2` bytes
+    ///     or fewer. Runs on the connection's queue like the other callbacks (never inside a
+    ///     call into the connection, so it may call `send`, `pauseReading`, ... at once); not
+    ///     called once the connection is closing.
     /// - Precondition: called at most once; `sendQueueLimit >= 0`, `readChunkSize > 0`.
     public func start(
-        sendQueueLimit: Int, farewell: [UInt8]? = nil, readChunkSize: Int = 16 * 1024,
+        sendQueueLimit: Int, overflow: SendOverflow = .close, farewell: [UInt8]? = nil,
+        readChunkSize: Int = 16 * 1024,
+        onWritable: (@Sendable () -> Void)? = nil,
         onRead: @escaping @Sendable ([UInt8]) -> Void,
         onClose: @escaping @Sendable (CloseReason) -> Void
     ) {
@@ -126,6 +167,8 @@ public final class TCPConnection: Sendable {
             precondition(!state.started, "TCPConnection.start called twice on connection \(id)")
             state.started = true
             state.sendQueueLimit = sendQueueLimit
+            state.overflow = overflow
+            state.onWritable = onWritable
             state.farewell = farewell
             switch state.phase {
             case .closed(let reason):
@@ -140,6 +183,7 @@ public final class TCPConnection: Sendable {
                 state.onClose = onClose
                 let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
                 source.setEventHandler { [self] in readableEvent(chunkSize: readChunkSize, onRead: onRead) }
+                state.readAgain = { [self] in readableEvent(chunkSize: readChunkSize, onRead: onRead) }
                 source.setCancelHandler { [self] in sourceCancelled() }
                 state.readSource = source
                 if state.readingPaused {
@@ -171,6 +215,9 @@ public final class TCPConnection: Sendable {
             if let source = state.readSource, state.readSourceSuspended {
                 state.readSourceSuspended = false
                 source.resume()
+                // A read event cut short by `readsPerEvent` may have left bytes the source
+                // will not signal again: look once more (a read that finds none costs one call).
+                if let readAgain = state.readAgain { queue.async(execute: readAgain) }
             }
         }
     }
@@ -184,10 +231,14 @@ public final class TCPConnection: Sendable {
 
     /// The read source's handler: one read of up to `chunkSize` bytes into a temporary buffer;
     /// delivers a copy of what was read, or closes on EOF or an error.
-    private func readableEvent(chunkSize: Int, onRead: @Sendable ([UInt8]) -> Void) {
+    private func readableEvent(chunkSize: Int, onRead: @escaping @Sendable ([UInt8]) -> Void) {
         // Read until the socket has nothing more (EAGAIN), EOF or an error: the read source is
         // not guaranteed to fire again for bytes, an EOF or a reset already signalled (a client
-        // that sends half a line and resets must still be noticed at once).
+        // that sends half a line and resets must still be noticed at once). At most
+        // `readsPerEvent` chunks, though: a peer sending as fast as we read would otherwise keep
+        // this loop going and buffer without bound before `onRead` can pause reading; the rest
+        // is read by a follow-up on the queue (which a pause in `onRead` stops).
+        var cutShort = false
         let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkSize) { buffer in
             state.withLockedValue { state -> [[UInt8]] in
                 var collected: [[UInt8]] = []
@@ -196,6 +247,10 @@ public final class TCPConnection: Sendable {
                     let count = read(fd, buffer.baseAddress, chunkSize)
                     if count > 0 {
                         collected.append(Array(UnsafeBufferPointer(rebasing: buffer[..<count])))
+                        if collected.count == Self.readsPerEvent {
+                            cutShort = true
+                            return collected
+                        }
                         continue
                     }
                     if count == 0 {
@@ -213,7 +268,14 @@ public final class TCPConnection: Sendable {
         }
         // onClose, if the read above finished the connection, comes after this on the same queue.
         for chunk in bytes { onRead(chunk) }
+        if cutShort {
+            queue.async { [self] in readableEvent(chunkSize: chunkSize, onRead: onRead) }
+        }
     }
+
+    /// The most chunks one read event delivers before it yields the queue (and lets a pause
+    /// in `onRead` take effect).
+    static let readsPerEvent = 16
 
     /// Suspends the read source if it runs. Caller holds the lock.
     static func suspendReadSource(_ state: inout _ConnectionState) {
@@ -244,6 +306,8 @@ public final class TCPConnection: Sendable {
         state.phase = .closed(reason)
         state.pending.removeAll()
         state.farewell = nil
+        failWaitingSenders(&state, reason)
+        state.readAgain = nil
         switch ending {
         case .graceful:
             _Posix.shutdownWrite(fd)
@@ -344,7 +408,14 @@ struct _ConnectionState {
     /// `pauseReading` is in force (may be set before `start`).
     var readingPaused = false
     var sendQueueLimit = Int.max
+    var overflow = TCPConnection.SendOverflow.close
     var farewell: [UInt8]?
+    /// `.backPressure` only: called when room is back after a `.full` (see `start`).
+    var onWritable: (@Sendable () -> Void)?
+    /// A `send` returned `.full` and `onWritable` has not been called since.
+    var writableNoticeWanted = false
+    /// `sendWhenReady` calls suspended for room, in arrival order (`.backPressure` only).
+    var waitingSenders = _WaitingSenders()
     /// Bytes accepted by `send` and not yet written. Non-empty only while a flush is scheduled
     /// or the write source is armed (or the connection is closed and it is being dropped).
     var pending = _SendQueue()
@@ -354,6 +425,8 @@ struct _ConnectionState {
 
     /// Created by `start`; suspended while paused or draining.
     var readSource: (any DispatchSourceRead)?
+    /// Runs the read source's handler once more (after a resume); set by `start`, dropped on close.
+    var readAgain: (@Sendable () -> Void)?
     var readSourceSuspended = false
     /// Created on the first write the kernel does not take whole; armed (resumed) only while
     /// `pending` is not empty.

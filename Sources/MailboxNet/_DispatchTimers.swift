@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Makes sure Dispatch's timers work once descriptors run out.
 ///
@@ -13,5 +14,21 @@ enum _DispatchTimers {
         let fired = DispatchSemaphore(value: 0)
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { fired.signal() }
         fired.wait()
+        armed.store(true, ordering: .releasing)
     }()
+
+    /// Set once `ready` has run.
+    private static let armed = Atomic<Bool>(false)
+
+    /// `ready` for async code: returns at once after the first time; the first time it waits
+    /// on a Dispatch global queue, not on the calling task's thread.
+    static func readyWithoutBlocking() async {
+        if armed.load(ordering: .acquiring) { return }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                ready
+                continuation.resume()
+            }
+        }
+    }
 }

@@ -173,16 +173,16 @@ enum _Posix {
     }
 
     /// Resolves `host`/`port` for a TCP socket; `passive` asks for wildcard addresses when
-    /// `host` is nil. Calls `body` with each candidate (family, address, length) in the
+    /// `host` is nil; `numericHostOnly` fails at once (`EAI_NONAME`) for a name, never blocking. Calls `body` with each candidate (family, address, length) in the
     /// resolver's order until `body` returns non-nil.
     static func withResolvedAddresses<T>(
-        host: String?, port: UInt16, passive: Bool,
+        host: String?, port: UInt16, passive: Bool, numericHostOnly: Bool = false,
         _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> T?
     ) throws(SocketError) -> T? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamType
-        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)
+        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) | (numericHostOnly ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0 else {

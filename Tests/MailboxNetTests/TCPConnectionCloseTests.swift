@@ -8,7 +8,7 @@ import Testing
 @testable import MailboxNet
 import NetTestSupport
 
-@Suite("TCPConnection: closing")
+@Suite("Net: TCPConnection closing")
 struct TCPConnectionCloseTests {
     @Test func peerEOF_reportsPeerClosedAfterTheLastRead() throws {
         let server = try LoopbackServer()

@@ -9,7 +9,7 @@ import NetTestSupport
 
 /// Measurements, not behaviour: off by default, on with `MAILBOX_NET_MEASURE=1`
 /// (`MAILBOX_NET_MEASURE=1 swift test --filter TCPConnectionFootprint`).
-@Suite("TCPConnection footprint", .enabled(if: ProcessInfo.processInfo.environment["MAILBOX_NET_MEASURE"] != nil))
+@Suite("Net: TCPConnection footprint", .enabled(if: ProcessInfo.processInfo.environment["MAILBOX_NET_MEASURE"] != nil))
 struct TCPConnectionFootprintTests {
     #if canImport(Glibc)
     @Test func idleConnections_costUnderTwoKibibytesOfMemoryEachAndNoCPU() throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import MailboxNet
 import NetTestSupport
 
-@Suite("TCPConnection: reading and sending")
+@Suite("Net: TCPConnection reading and sending")
 struct TCPConnectionTests {
     @Test func echo_roundTripsALine() throws {
         let server = try LoopbackServer()

@@ -13,7 +13,7 @@ import NetTestSupport
 /// It also guards a libdispatch trap: the `timerfd` behind Dispatch timers is created when the
 /// first timer is armed, and if descriptors have run out by then the timer never fires, so
 /// the listener would stay paused forever (see `_DispatchTimers`).
-@Suite("TCPListener: out of descriptors")
+@Suite("Net: TCPListener out of descriptors")
 struct TCPListenerExitTests {
     #if os(Linux)
     @Test func runningOutOfDescriptors_reportsEMFILEPausesAndThenAcceptsThePendingPeer() async {

@@ -8,7 +8,7 @@ import Testing
 @testable import MailboxNet
 import NetTestSupport
 
-@Suite("TCPListener")
+@Suite("Net: TCPListener")
 struct TCPListenerTests {
     @Test func listenerOnPortZero_reportsTheEphemeralPortItGot() throws {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)

@@ -219,3 +219,46 @@ public struct SeededGenerator: RandomNumberGenerator {
         return SeededGenerator(seed: seed)
     }
 }
+
+/// Runs a blocking `body` (a raw read, a wait for a probe) on a thread of its own and awaits
+/// it, so async tests never block the cooperative pool's few threads, nor Dispatch's global
+/// queues (libdispatch adds a thread for blocked ones only after about a second, which stalls
+/// every Dispatch timer and handler of the process meanwhile).
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// Waits until `condition` holds, checking every millisecond; false at the deadline. For
+/// states that have no event to wait on (a counter inside the code under test).
+public func eventually(
+    timeout: TimeInterval = netTestTimeout, _ condition: @Sendable () -> Bool
+) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while !condition() {
+        if Date() >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
+
+/// The number of open descriptors of this process (entries of `/proc/self/fd`, less the one
+/// the listing itself opens); -1 where `/proc` is missing.
+public func openDescriptorCount() -> Int {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return -1 }
+    return entries.count - 1
+}
+
+/// A block of `count` bytes that names its index (`index % 251` repeated), so a test can see
+/// which block arrived where.
+public func block(_ index: Int, count: Int) -> [UInt8] {
+    [UInt8](repeating: UInt8(index % 251), count: count)
+}
+
+/// Sets `connection`'s kernel buffer sizes (`SO_RCVBUF`, `SO_SNDBUF`), for tests that import
+/// `MailboxNet` without `@testable` (the documentation tests) and cannot reach its descriptor.
+public func setBufferSizes(_ connection: TCPConnection, receive: Int32? = nil, send: Int32? = nil) {
+    if let receive { setBufferSize(connection.fd, SO_RCVBUF, receive) }
+    if let send { setBufferSize(connection.fd, SO_SNDBUF, send) }
+}
