@@ -122,7 +122,7 @@ struct NATSProtocolParserTests {
         ("MSG a b 1\r\nx\r\n", "subscription id"),
         ("HMSG a 1 10 5\r\n", "header size 10 > total 5"),
         ("MSG a 1 3\r\nabcXY", "not followed by CR LF"),
-        ("HMSG a 1 8 8\r\nHTTP/1.1\r\n", "does not start with NATS/1.0"),
+        ("HMSG a 1 12 12\r\nHTTP/1.1\r\n\r\n\r\n", "does not start with NATS/1.0"),
         ("MSG a 1 99999999999\r\n", "exceeds"),
         ("\r\n", "empty control line"),
         ("INFO\r\n", "INFO without a body"),

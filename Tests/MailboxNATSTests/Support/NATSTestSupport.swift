@@ -40,19 +40,28 @@ func uniqueSubject(_ base: String = "test") -> String {
     "\(base).\(UInt64.random(in: 0...UInt64.max))"
 }
 
-/// Collects values from any thread and lets a test wait for a count (NSCondition: TSan sees it).
-// Safe: `items` is read and written only with `condition` locked.
+/// Collects values from any thread and lets a test await a condition on them, without
+/// blocking a thread of the cooperative pool (NSCondition's mutex: TSan sees it).
+// Safe: `items`, `waiters` and `nextWaiter` are touched only with `condition` locked.
 final class Collector<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
+    private var waiters: [Int: (predicate: @Sendable ([Element]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    private var nextWaiter = 0
 
     init() {}
 
     func append(_ item: Element) {
         condition.lock()
         items.append(item)
-        condition.broadcast()
+        let snapshot = items
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        for (id, waiter) in waiters where waiter.predicate(snapshot) {
+            waiters[id] = nil
+            ready.append(waiter.continuation)
+        }
         condition.unlock()
+        for continuation in ready { continuation.resume(returning: true) }
     }
 
     var all: [Element] {
@@ -63,30 +72,42 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
 
     var count: Int { all.count }
 
-    /// Waits until `predicate` holds for the items (generous deadline); false at the deadline.
+    /// Returns once `predicate` holds for the items, or false at the (generous) deadline.
     @discardableResult
-    func wait(timeout: TimeInterval = 30, until predicate: ([Element]) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(items) {
-            if !condition.wait(until: deadline) { return predicate(items) }
+    func wait(timeout: TimeInterval = 30, until predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            condition.lock()
+            if predicate(items) {
+                condition.unlock()
+                continuation.resume(returning: true)
+                return
+            }
+            let id = nextWaiter
+            nextWaiter += 1
+            waiters[id] = (predicate, continuation)
+            condition.unlock()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
+                condition.lock()
+                let waiter = waiters.removeValue(forKey: id)
+                let holds = predicate(items)
+                condition.unlock()
+                waiter?.continuation.resume(returning: holds)
+            }
         }
-        return true
     }
 
     @discardableResult
-    func wait(forCount count: Int, timeout: TimeInterval = 30) -> Bool {
-        wait(timeout: timeout) { $0.count >= count }
+    func wait(forCount count: Int, timeout: TimeInterval = 30) async -> Bool {
+        await wait(timeout: timeout) { $0.count >= count }
     }
 }
 
-/// Waits (polling a property, generous deadline) until `connection.state` is `state`.
-func waitForState(_ connection: NATSConnection, _ state: NATSConnectionState, timeout: TimeInterval = 30) -> Bool {
+/// Waits (generous deadline) until `connection.state` is `state`.
+func waitForState(_ connection: NATSConnection, _ state: NATSConnectionState, timeout: TimeInterval = 30) async -> Bool {
     let seen = Collector<NATSConnectionState>()
     let disposable = connection.state.producer.startWithValues { seen.append($0) }
     defer { disposable.dispose() }
-    return seen.wait(timeout: timeout) { $0.last == state }
+    return await seen.wait(timeout: timeout) { $0.last == state }
 }
 
 /// Runs a process to completion and returns its exit status and standard output.
