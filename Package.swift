@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MailboxBenchmarks",
-            dependencies: ["Mailbox"],
+            dependencies: ["Mailbox", "MailboxNATS"],
             path: "Sources/MailboxBenchmarks",
             swiftSettings: strictSettings
         ),

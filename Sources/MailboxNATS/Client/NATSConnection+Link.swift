@@ -42,28 +42,33 @@ extension NATSConnection {
             return
         case .attempt(let address, let wait):
             if wait <= .zero {
-                DispatchQueue.global().async { self.attempt(address) }
+                    attempt(address)
             } else {
-                queue.asyncAfter(deadline: .now() + Self.dispatchInterval(wait)) {
-                    DispatchQueue.global().async { self.attempt(address) }
-                }
+                queue.asyncAfter(deadline: .now() + Self.dispatchInterval(wait)) { self.attempt(address) }
             }
         case .giveUp(let error):
             shutDown(error: error.isFinal ? error : NATSError(.noServers, "no server could be reached; last: \(error)"))
         }
     }
 
-    /// Connects a socket to `address` (blocking this Dispatch thread for at most the connect
-    /// time-out), then starts the handshake; a failure counts against the server and moves on.
+    /// Connects a socket to `address` (a Dispatch source waits; no thread blocks), then
+    /// starts the handshake; a failure counts against the server and moves on.
     private func attempt(_ address: NATSServerAddress) {
-        let transport: TCPConnection
-        do {
-            transport = try TCPConnection.connect(host: address.host, port: address.port, timeout: configuration.connectTimeout)
-        } catch {
-            recordFailedAttempt(NATSError(.socket, "connecting to \(address)", socketError: error))
-            scheduleAttempt()
-            return
+        Task {
+            let transport: TCPConnection
+            do throws(SocketError) {
+                transport = try await TCPConnection.connect(to: address.host, port: address.port, timeout: configuration.connectTimeout)
+            } catch {
+                recordFailedAttempt(NATSError(.socket, "connecting to \(address)", socketError: error))
+                scheduleAttempt()
+                return
+            }
+            open(transport, to: address)
         }
+    }
+
+    /// Starts the handshake on a connected socket.
+    private func open(_ transport: TCPConnection, to address: NATSServerAddress) {
         let link = box.withLockedValue { state -> _NATSLink? in
             guard !state.isClosed else { return nil }
             state.linkGeneration += 1
@@ -75,8 +80,11 @@ extension NATSConnection {
             transport.abort()
             return
         }
+        // The socket's queue pushes back at half the outbound limit: `flushOutbound` then keeps
+        // the rest in the outbound buffer until `onWritable`, and `publish` throws past it.
         transport.start(
-            sendQueueLimit: Int.max,
+            sendQueueLimit: max(64 * 1024, configuration.outboundBufferLimit / 2), overflow: .backPressure,
+            onWritable: { [self] in writable(link) },
             onRead: { [self] bytes in received(bytes, on: link) },
             onClose: { [self] reason in linkClosed(link, reason: reason) })
         // The handshake has the connect time-out to finish.
@@ -299,29 +307,39 @@ extension NATSConnection {
 
     // MARK: - Writing
 
-    /// Writes the outbound buffer to the socket (on `queue`). While the socket's own queue is
-    /// over half the outbound limit, waits a millisecond and looks again, so a slow link
-    /// pushes back on `publish` (which throws `outboundBufferExceeded` past the limit).
+    /// Writes the outbound buffer to the socket (on `queue`). When the socket's queue is full
+    /// (a slow server link), the bytes go back to the front of the buffer and wait for
+    /// `writable`, so `publish` pushes back (`outboundBufferExceeded` past the limit).
     func flushOutbound() {
-        let work = box.withLockedValue { state -> (TCPConnection, [UInt8])? in
+        let work = box.withLockedValue { state -> (_NATSLink, [UInt8])? in
             state.flushScheduled = false
-            guard case .connected(let link) = state.phase, !state.outbound.isEmpty else { return nil }
-            if link.transport.queuedByteCount > configuration.outboundBufferLimit / 2 {
-                if !state.flushDeferred {
-                    state.flushDeferred = true
-                    queue.asyncAfter(deadline: .now() + .milliseconds(1)) { [self] in
-                        box.withLockedValue { $0.flushDeferred = false }
-                        flushOutbound()
-                    }
-                }
-                return nil
-            }
+            guard case .connected(let link) = state.phase, !state.outbound.isEmpty, !state.flushDeferred else { return nil }
             let bytes = state.outbound
             state.outbound = []
             state.outbound.reserveCapacity(min(bytes.count, 64 * 1024))
-            return (link.transport, bytes)
+            return (link, bytes)
         }
-        if let (transport, bytes) = work { transport.send(bytes) }
+        guard let (link, bytes) = work else { return }
+        switch link.transport.send(bytes) {
+        case .queued:
+            return
+        case .full, .closed, .sendQueueExceeded:
+            // Not taken: keep the bytes, in order, for `writable` or the next link.
+            box.withLockedValue { state in
+                state.outbound = bytes + state.outbound
+                if let current = state.link, current === link, state.isConnected { state.flushDeferred = true }
+            }
+        }
+    }
+
+    /// The socket's queue has room again: flush what waited.
+    private func writable(_ link: _NATSLink) {
+        let flush = box.withLockedValue { state -> Bool in
+            guard let current = state.link, current === link else { return false }
+            state.flushDeferred = false
+            return state.needsFlushScheduled()
+        }
+        if flush { queue.async { self.flushOutbound() } }
     }
 
     // MARK: - Keep-alive
@@ -373,6 +391,7 @@ extension NATSConnection {
             }
             state.pongWaiters = []
             state.flushScheduled = false
+            state.flushDeferred = false
             failedRequests = Array(state.requests.values)
             state.requests = [:]
             if state.lastError == nil {
