@@ -72,8 +72,9 @@ struct _NATSState {
         return false
     }
 
-    /// Whether a publication of `bodySize` bytes (headers and payload) may be accepted now.
-    func checkPublish(bodySize: Int, subject: String, configuration: NATSConfiguration) throws(NATSError) {
+    /// Whether a publication of `bodySize` bytes (headers and payload) may be accepted now;
+    /// counts a refusal for a full reconnect buffer.
+    mutating func checkPublish(bodySize: Int, subject: String, configuration: NATSConfiguration) throws(NATSError) {
         if let info, bodySize > info.maxPayload {
             throw NATSError(.maxPayloadExceeded, "\(bodySize) bytes to \(subject); the server allows \(info.maxPayload)")
         }
@@ -86,6 +87,7 @@ struct _NATSState {
             }
         default:
             if outbound.count + bodySize + subject.utf8.count + 32 > configuration.reconnectBufferSize {
+                statistics.reconnectBufferDrops += 1
                 throw NATSError(.reconnectBufferExceeded, "\(outbound.count) of \(configuration.reconnectBufferSize) bytes buffered while disconnected")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MailboxNet
 import Mailbox
 import MailboxNATS
 import NetTestSupport
@@ -140,4 +141,131 @@ func waitForExit(pid: Int32, timeout: TimeInterval = 30) -> Bool {
         usleep(10_000)  // polling an external process's exit: there is no event to wait on
     }
     return false
+}
+
+/// A nats-server of one test's own (so killing it disturbs no other test), on a free loopback
+/// port, from `MAILBOX_NATS_SERVER_BIN`; `stop()` kills it, `start()` starts it again on the
+/// same port with the same store.
+final class OwnServer: @unchecked Sendable {
+    // Safe: `process` is touched only by the test that owns the server, one call at a time.
+    let port: UInt16
+    let directory: URL
+    private var process: Process?
+
+    var url: String { "nats://127.0.0.1:\(port)" }
+
+    init(jetStream: Bool = false) throws {
+        port = try LoopbackServer.freePort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-nats-\(port)-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var config = "listen: 127.0.0.1:\(port)\nping_interval: \"2s\"\nping_max: 2\n"
+        if jetStream { config += "jetstream { store_dir: \"\(directory.path)/js\" }\n" }
+        try config.write(to: directory.appendingPathComponent("server.conf"), atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    /// Starts the server and waits (generous deadline) until its port accepts.
+    func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: NATSEnvironment.serverBinary ?? "/usr/sbin/nats-server")
+        process.arguments = ["-c", directory.appendingPathComponent("server.conf").path]
+        let log = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            if let connection = try? TCPConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(1)) {
+                connection.abort()
+                return
+            }
+            usleep(20_000)  // waiting for an external process's port to open: no event to wait on
+        }
+        throw TestFailure("nats-server on port \(port) did not start within 30 s")
+    }
+
+    /// Kills the server (SIGKILL: a crash, as far as clients can tell) and waits for it to exit.
+    func stop() {
+        guard let process else { return }
+        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension LoopbackServer {
+    /// A loopback port nobody listens on right now (bound, then released).
+    static func freePort() throws -> UInt16 {
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        defer { listener.close() }
+        return listener.localAddress.port
+    }
+}
+
+/// A child process whose standard output is collected line by line.
+final class PeerProcess: @unchecked Sendable {
+    // Safe: `process` and `input` are set once in init; `lines` is a thread-safe Collector.
+    let lines = Collector<String>()
+    private let process = Process()
+    private let input = Pipe()
+    private let partial = LockedBytes()
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        output.fileHandleForReading.readabilityHandler = { [lines, partial] handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
+            for line in partial.appendAndSplitLines(Array(data)) { lines.append(line) }
+        }
+        try process.run()
+    }
+
+    /// Waits until the process printed `line`.
+    func waitFor(_ line: String, timeout: TimeInterval = 30) async -> Bool {
+        await lines.wait(timeout: timeout) { $0.contains(line) }
+    }
+
+    /// Closes its standard input and waits for it to exit; returns its status.
+    func finish() -> Int32 {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// Bytes of a stream not yet ended by a newline.
+// Safe: `bytes` is touched only with `lock` held.
+final class LockedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+
+    func appendAndSplitLines(_ more: [UInt8]) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        bytes += more
+        var lines: [String] = []
+        while let newline = bytes.firstIndex(of: 10) {
+            lines.append(String(decoding: bytes[..<newline], as: UTF8.self))
+            bytes.removeSubrange(...newline)
+        }
+        return lines
+    }
 }
