@@ -1,7 +1,8 @@
 // mailbox-bench: the project's benchmarks, one JSON line per run on stdout.
 //
 //   mailbox-bench <name> [sizes...]   run one benchmark (sizes are positional; defaults ~1-3 s)
-//   mailbox-bench all                 run every benchmark with its default sizes
+//   mailbox-bench all                 run every benchmark with its default sizes (those that
+//                                     need a server only when it is configured: nats-*)
 //   mailbox-bench list                print the benchmark names, one per line
 //   mailbox-bench help                print each benchmark's usage and summary (stderr)
 //
@@ -24,11 +25,15 @@ func printUsage() {
     }
 }
 
-/// Runs `benchmark` with `sizes`, emits its line, and returns whether its self-check passed.
+/// Runs `benchmark` with `sizes`, emits its lines, and returns whether every self-check passed.
 func run(_ benchmark: Benchmark, sizes: [Int]) throws(BenchmarkError) -> Bool {
-    let result = try benchmark.run(sizes)
-    result.jsonLine(bench: benchmark.name).emit()
-    return result.ok ?? true
+    if let reason = benchmark.unavailableReason() { throw .unavailable(reason) }
+    var allOK = true
+    for result in try benchmark.run(sizes) {
+        result.jsonLine(bench: benchmark.name).emit()
+        allOK = allOK && (result.ok ?? true)
+    }
+    return allOK
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -49,6 +54,10 @@ case "all":
     }
     var allOK = true
     for benchmark in BenchmarkRegistry.all {
+        if let reason = benchmark.unavailableReason() {
+            printDiagnostic("skipping \(benchmark.name): \(reason)")
+            continue
+        }
         printDiagnostic("running \(benchmark.usage)")
         do {
             allOK = try run(benchmark, sizes: benchmark.sizes(from: [])) && allOK
@@ -68,7 +77,7 @@ default:
         let sizes = try benchmark.sizes(from: Array(arguments.dropFirst()))
         exit(try run(benchmark, sizes: sizes) ? 0 : 1)
     } catch {
-        printDiagnostic("mailbox-bench: \(error)")
+        printDiagnostic("mailbox-bench: \(benchmark.name): \(error)")
         exit(2)
     }
 }

@@ -4,6 +4,9 @@
 /// `Benchmarks/` (for example `BenchmarkRegistry.actors` in `ActorBenchmarks.swift`). The
 /// driver parses and validates the sizes, and emits the JSON line (adding `runtime`,
 /// `peak_rss_mb` and `threads`), so a benchmark only measures and fills in a `BenchmarkResult`.
+///
+/// A benchmark that needs something outside the process (a NATS server) says so with
+/// `unavailableReason`: `all` then skips it, and running it by name fails with that reason.
 struct Benchmark: Sendable {
     /// One positional size argument.
     struct Parameter: Sendable {
@@ -27,9 +30,14 @@ struct Benchmark: Sendable {
     let summary: String
     /// The positional size arguments, in order.
     let parameters: [Parameter]
-    /// Runs the benchmark once with one value per parameter (defaults filled in).
-    let run: @Sendable (_ sizes: [Int]) throws(BenchmarkError) -> BenchmarkResult
+    /// Runs the benchmark once with one value per parameter (defaults filled in): one result
+    /// per JSON line, usually one.
+    let run: @Sendable (_ sizes: [Int]) throws(BenchmarkError) -> [BenchmarkResult]
+    /// Why the benchmark cannot run in this environment (one line, naming what to set), or nil
+    /// when it can. Asked before `run`.
+    let unavailableReason: @Sendable () -> String?
 
+    /// A benchmark that always runs and emits one line.
     init(
         _ name: String,
         summary: String,
@@ -39,7 +47,24 @@ struct Benchmark: Sendable {
         self.name = name
         self.summary = summary
         self.parameters = parameters
-        self.run = run
+        self.run = { sizes throws(BenchmarkError) in [try run(sizes)] }
+        self.unavailableReason = { nil }
+    }
+
+    /// A benchmark that needs something `unavailableReason` checks for, and emits one line per
+    /// result (for example one per payload size).
+    init(
+        _ name: String,
+        summary: String,
+        parameters: [Parameter],
+        unavailableReason: @escaping @Sendable () -> String?,
+        runEach: @escaping @Sendable (_ sizes: [Int]) throws(BenchmarkError) -> [BenchmarkResult]
+    ) {
+        self.name = name
+        self.summary = summary
+        self.parameters = parameters
+        self.run = runEach
+        self.unavailableReason = unavailableReason
     }
 
     /// `name P1 P2 …` with defaults, e.g. `mpsc [N=10000000] [PRODUCERS=2]`.
@@ -72,10 +97,14 @@ struct Benchmark: Sendable {
 enum BenchmarkError: Error, CustomStringConvertible {
     /// A size argument is missing its form, out of range, or inconsistent with another.
     case badArguments(String)
+    /// Something the benchmark needs outside the process is not configured or not reachable
+    /// (no `MAILBOX_NATS_URL`, a server that refuses).
+    case unavailable(String)
 
     var description: String {
         switch self {
         case .badArguments(let message): return message
+        case .unavailable(let message): return message
         }
     }
 }
