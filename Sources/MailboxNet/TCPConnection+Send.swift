@@ -42,6 +42,29 @@ extension TCPConnection {
         state.withLockedValue { state in send(bytes, &state) }
     }
 
+    /// Like `send(_:)`, but when nothing is queued the bytes are written at once on the calling
+    /// thread (one `send` system call, no hop to the connection's queue): for a client that
+    /// already batches its writes (the NATS client's outbound buffer) or must answer with the
+    /// least latency. What the kernel does not take is queued and written when the socket is
+    /// writable, as for `send`. Overflow, results and thread-safety are those of `send(_:)`;
+    /// never blocks.
+    @discardableResult
+    public func sendImmediately(_ bytes: [UInt8]) -> SendResult {
+        state.withLockedValue { state in
+            guard case .open = state.phase, !bytes.isEmpty, state.pending.isEmpty, !state.writeSourceArmed,
+                  state.waitingSenders.isEmpty else { return send(bytes, &state) }
+            state.pending.append(bytes)
+            switch flush(&state) {
+            case .drained: break
+            case .wouldBlock: armWriteSource(&state)
+            case .failed(let error):
+                finish(&state, .failed(error), ending: .immediate)
+                return .closed
+            }
+            return .queued
+        }
+    }
+
     /// `send(_:)` with the lock held.
     func send(_ bytes: [UInt8], _ state: inout _ConnectionState) -> SendResult {
         guard case .open = state.phase else { return .closed }

@@ -35,8 +35,11 @@ public struct NATSConfiguration: Sendable {
     /// a publish beyond it fails with `reconnectBufferExceeded`. nats.go: 8 MiB.
     public var reconnectBufferSize = 8 * 1024 * 1024
     /// Bytes of publications waiting for the socket while connected; a publish beyond it fails
-    /// with `outboundBufferExceeded` (the server does not read as fast as we publish).
-    public var outboundBufferLimit = 64 * 1024 * 1024
+    /// with `outboundBufferExceeded` (the server does not read as fast as we publish: wait for
+    /// `flush()` and publish again). The socket's own send queue holds up to half as much
+    /// again. 8 MiB: larger buffers only cost memory and cache misses (measured in
+    /// `docs/Performance.md`).
+    public var outboundBufferLimit = 8 * 1024 * 1024
     /// Time-out of `request` when none is given.
     public var requestTimeout: Duration = .seconds(5)
     /// Shuffle `servers` before the first attempt (nats.go's default), so clients spread.

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import Foundation
 import Mailbox
@@ -112,19 +119,15 @@ extension NATSConnection {
     /// A chunk from `link`'s socket (on its read queue): parse, decide under the lock, then
     /// deliver and answer outside it.
     private func received(_ bytes: [UInt8], on link: _NATSLink) {
-        var frames: [NATSServerFrame] = []
-        var protocolError: NATSProtocolError?
-        do {
-            try link.parser.parse(bytes) { frames.append($0) }
-        } catch {
-            protocolError = error
-        }
         var effects = _ReadEffects()
         box.withLockedValue { state in
             guard let current = state.link, current === link else { return }
-            for frame in frames { handle(frame, link: link, state: &state, effects: &effects) }
-            if let protocolError {
-                state.lastError = NATSError(.protocolError, protocolError.reason)
+            // Parsed with the lock held: each frame is decided as it is read (the parser is
+            // the link's, touched only on this read queue).
+            do throws(NATSProtocolError) {
+                try link.parser.parse(bytes) { frame in handle(frame, link: link, state: &state, effects: &effects) }
+            } catch {
+                state.lastError = NATSError(.protocolError, error.reason)
                 effects.abort = true
             }
         }
@@ -153,7 +156,7 @@ extension NATSConnection {
             if let inbox = state.inbox, inbound.sid == inbox.sid {
                 let token = inbound.subject.utf8.count > inbox.prefix.utf8.count
                     ? inbound.subject.dropFirst(inbox.prefix.count) : ""
-                if let waiter = state.requests.removeValue(forKey: token) {
+                if let waiter = state.requests.removeValue(forKey: token)?.waiter {
                     if message.status == 503 && message.payload.isEmpty {
                         effects.replies.append((waiter, .failure(NATSError(.noResponders, "no responders"))))
                     } else {
@@ -162,14 +165,11 @@ extension NATSConnection {
                 }
                 return
             }
-            guard var entry = state.subscriptions[inbound.sid] else { return }  // unsubscribed meanwhile
-            entry.delivered += 1
+            guard let index = state.subscriptions.index(forKey: inbound.sid) else { return }  // unsubscribed meanwhile
+            state.subscriptions.values[index].delivered += 1
+            let entry = state.subscriptions.values[index]
             let last = entry.max.map { entry.delivered >= $0 } ?? false
-            if last {
-                state.subscriptions[inbound.sid] = nil
-            } else {
-                state.subscriptions[inbound.sid] = entry
-            }
+            if last { state.subscriptions.remove(at: index) }
             effects.deliveries.append((entry.sink, message, last))
         case .ping:
             if case .connected = state.phase {
@@ -255,9 +255,20 @@ extension NATSConnection {
         } else if !effects.events.isEmpty {
             announce(nil, events: effects.events)
         }
-        for (sink, message, last) in effects.deliveries {
-            sink.deliver(message)
-            if last { sink.finish() }
+        if !effects.deliveries.isEmpty {
+            // What observers publish while this batch is delivered (replies, mostly) is written
+            // once, here, at the end of the batch, on this thread: no hop per reply.
+            box.withLockedValue { $0.deliveringThread = pthread_self() }
+            for (sink, message, last) in effects.deliveries {
+                sink.deliver(message)
+                if last { sink.finish() }
+            }
+            let flush = box.withLockedValue { state -> Bool in
+                state.deliveringThread = nil
+                defer { state.publishedWhileDelivering = false }
+                return state.publishedWhileDelivering && state.isConnected && !state.flushScheduled && !state.flushDeferred
+            }
+            if flush { flushOutbound() }
         }
         for (waiter, result) in effects.replies { waiter.complete(result) }
         for waiter in effects.pongs { waiter.complete(.success(())) }
@@ -307,27 +318,26 @@ extension NATSConnection {
 
     // MARK: - Writing
 
-    /// Writes the outbound buffer to the socket (on `queue`). When the socket's queue is full
+    /// Writes the outbound buffer to the socket (on `queue`, or inline where latency matters:
+    /// a request, the end of a delivered batch). When the socket's queue is full
     /// (a slow server link), the bytes go back to the front of the buffer and wait for
     /// `writable`, so `publish` pushes back (`outboundBufferExceeded` past the limit).
     func flushOutbound() {
-        let work = box.withLockedValue { state -> (_NATSLink, [UInt8])? in
+        // Taking the bytes and handing them to the socket happen under one lock, so flushes
+        // from several threads (the queue, a request, a read thread) cannot reorder them. The
+        // socket's own lock nests inside this one; it never calls back with its lock held.
+        box.withLockedValue { state in
             state.flushScheduled = false
-            guard case .connected(let link) = state.phase, !state.outbound.isEmpty, !state.flushDeferred else { return nil }
+            guard case .connected(let link) = state.phase, !state.outbound.isEmpty, !state.flushDeferred else { return }
             let bytes = state.outbound
             state.outbound = []
-            state.outbound.reserveCapacity(min(bytes.count, 64 * 1024))
-            return (link, bytes)
-        }
-        guard let (link, bytes) = work else { return }
-        switch link.transport.send(bytes) {
-        case .queued:
-            return
-        case .full, .closed, .sendQueueExceeded:
-            // Not taken: keep the bytes, in order, for `writable` or the next link.
-            box.withLockedValue { state in
-                state.outbound = bytes + state.outbound
-                if let current = state.link, current === link, state.isConnected { state.flushDeferred = true }
+            switch link.transport.sendImmediately(bytes) {
+            case .queued:
+                break
+            case .full, .closed, .sendQueueExceeded:
+                // Not taken: keep them for `writable` or for the next link.
+                state.outbound = bytes
+                state.flushDeferred = true
             }
         }
     }
@@ -392,7 +402,7 @@ extension NATSConnection {
             state.pongWaiters = []
             state.flushScheduled = false
             state.flushDeferred = false
-            failedRequests = Array(state.requests.values)
+            failedRequests = state.requests.values.map(\.waiter)
             state.requests = [:]
             if state.lastError == nil {
                 switch reason {
@@ -445,8 +455,10 @@ extension NATSConnection {
                 if case .flush(let flushWaiter) = waiter { pongs.append(flushWaiter) }
             }
             state.pongWaiters = []
-            requests = Array(state.requests.values)
+            requests = state.requests.values.map(\.waiter)
             state.requests = [:]
+            state.requestTimer?.cancel()
+            state.requestTimer = nil
             defer { state.connectWaiter = nil }
             return (link, final, state.connectWaiter)
         }

@@ -18,17 +18,15 @@ extension NATSConnection {
     ) async throws(NATSError) -> NATSMessage {
         let timeout = timeout ?? configuration.requestTimeout
         let waiter = _Waiter<NATSMessage>()
-        let token = try register(waiter)
+        let token = try register(waiter, subject: subject, timeout: timeout)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<NATSMessage, NATSError>, Never>) in
                 waiter.install { continuation.resume(returning: $0) }
                 do throws(NATSError) {
-                    try publish(payload, to: subject, replyTo: token.replyTo, headers: headers)
+                    // Written on this thread at once: no hop before the request leaves.
+                    try publish(payload, to: subject, replyTo: token.replyTo, headers: headers, flushInline: true)
                 } catch {
                     waiter.complete(.failure(error))
-                }
-                queue.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) {
-                    waiter.complete(.failure(NATSError(.timedOut, "no reply from \(subject) within \(timeout)")))
                 }
             }
         } onCancel: {
@@ -46,7 +44,8 @@ extension NATSConnection {
     }
 
     /// Makes the inbox subscription on first use and registers `waiter` under a new token.
-    private func register(_ waiter: _Waiter<NATSMessage>) throws(NATSError) -> (key: Substring, replyTo: String) {
+    private func register(_ waiter: _Waiter<NATSMessage>, subject: String, timeout: Duration) throws(NATSError) -> (key: Substring, replyTo: String) {
+        let deadline = DispatchTime.now() + Self.dispatchInterval(timeout)
         let (token, flush) = try box.withLockedValue { state throws(NATSError) -> ((key: Substring, replyTo: String), Bool) in
             guard !state.isClosed else { throw NATSError(.connectionClosed) }
             var flush = false
@@ -64,11 +63,51 @@ extension NATSConnection {
             let key = String(state.nextRequestToken, radix: 36)
             let replyTo = state.inbox!.prefix + key
             let token = (key: replyTo.suffix(key.count), replyTo: replyTo)
-            state.requests[token.key] = waiter
+            state.requests[token.key] = _PendingRequest(waiter: waiter, subject: subject, timeout: timeout, deadline: deadline)
+            armRequestTimer(&state, for: deadline)
             return (token, flush)
         }
         if flush { queue.async { self.flushOutbound() } }
         return token
+    }
+
+    /// Makes the one request timer fire by `deadline` (it is armed for the earliest one).
+    private func armRequestTimer(_ state: inout _NATSState, for deadline: DispatchTime) {
+        if let armed = state.requestTimerDeadline, armed <= deadline { return }
+        if state.requestTimer == nil {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [weak self] in self?.requestTimerFired() }
+            timer.schedule(deadline: deadline)
+            timer.resume()
+            state.requestTimer = timer
+        } else {
+            state.requestTimer?.schedule(deadline: deadline)
+        }
+        state.requestTimerDeadline = deadline
+    }
+
+    /// Fails the requests whose deadline has passed and re-arms for the next one.
+    /// - Complexity: O(pending requests).
+    private func requestTimerFired() {
+        let expired = box.withLockedValue { state -> [_PendingRequest] in
+            let now = DispatchTime.now()
+            var expired: [_PendingRequest] = []
+            var next: DispatchTime?
+            for (key, request) in state.requests {
+                if request.deadline <= now {
+                    expired.append(request)
+                    state.requests[key] = nil
+                } else if next.map({ request.deadline < $0 }) ?? true {
+                    next = request.deadline
+                }
+            }
+            state.requestTimerDeadline = nil
+            if let next { armRequestTimer(&state, for: next) }
+            return expired
+        }
+        for request in expired {
+            request.waiter.complete(.failure(NATSError(.timedOut, "no reply from \(request.subject) within \(request.timeout)")))
+        }
     }
 
     /// 22 random characters of [0-9A-Za-z], as nats.go's NUID-based inboxes.

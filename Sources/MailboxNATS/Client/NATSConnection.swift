@@ -125,19 +125,30 @@ public final class NATSConnection: Sendable {
     public func publish(
         _ payload: [UInt8], to subject: String, replyTo: String? = nil, headers: NATSHeaders? = nil
     ) throws(NATSError) {
+        try publish(payload, to: subject, replyTo: replyTo, headers: headers, flushInline: false)
+    }
+
+    /// `publish`; `flushInline` writes on the calling thread instead of scheduling a flush.
+    func publish(
+        _ payload: [UInt8], to subject: String, replyTo: String?, headers: NATSHeaders?, flushInline: Bool
+    ) throws(NATSError) {
         guard NATSFrames.isValidSubject(subject) else { throw NATSError(.invalidSubject, subject.debugDescription) }
         if let replyTo, !NATSFrames.isValidSubject(replyTo) {
             throw NATSError(.invalidSubject, "reply subject \(replyTo.debugDescription)")
         }
         let bodySize = payload.count + (headers?.encodedCount ?? 0)
-        let flush = try box.withLockedValue { state throws(NATSError) -> Bool in
+        let flush = try box.withLockedValue { state throws(NATSError) -> _FlushDecision in
             try state.checkPublish(bodySize: bodySize, subject: subject, configuration: configuration)
             NATSFrames.appendPublish(to: &state.outbound, subject: subject, replyTo: replyTo, headers: headers, payload: payload)
             state.statistics.outMessages += 1
             state.statistics.outBytes += UInt64(payload.count)
-            return state.needsFlushScheduled()
+            return state.flushDecision(inline: flushInline)
         }
-        if flush { queue.async { self.flushOutbound() } }
+        switch flush {
+        case .none: break
+        case .schedule: queue.async { self.flushOutbound() }
+        case .inline: flushOutbound()
+        }
     }
 
     /// Publishes the UTF-8 bytes of `string`; see `publish(_:to:replyTo:headers:)`.

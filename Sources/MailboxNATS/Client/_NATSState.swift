@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import MailboxNet
 
@@ -35,14 +42,21 @@ struct _NATSState {
     /// Frames waiting for the next flush (while connected) or for the reconnect (otherwise).
     var outbound: [UInt8] = []
     var flushScheduled = false
-    /// A flush found the socket's queue over the limit and retries shortly.
+    /// The socket's queue was full: the outbound buffer waits for its `onWritable`.
     var flushDeferred = false
+    /// The read thread while it delivers a batch to observers; what they publish meanwhile is
+    /// flushed once at the end of the batch (`publishedWhileDelivering`).
+    var deliveringThread: pthread_t?
+    var publishedWhileDelivering = false
 
     var subscriptions: [UInt64: _SubscriptionEntry] = [:]
     var nextSID: UInt64 = 1
     /// The wildcard inbox subscription for requests, made on the first request.
     var inbox: (prefix: String, sid: UInt64)?
-    var requests: [Substring: _Waiter<NATSMessage>] = [:]
+    var requests: [Substring: _PendingRequest] = [:]
+    /// Fires at the earliest deadline of `requests` (one timer for all of them).
+    var requestTimer: (any DispatchSourceTimer)?
+    var requestTimerDeadline: DispatchTime?
     var nextRequestToken: UInt64 = 0
 
     var pongWaiters: [_PongWaiter] = []
@@ -93,6 +107,21 @@ struct _NATSState {
         }
     }
 
+    /// After a publication was appended to `outbound`: how it gets written.
+    /// - `none`: a flush is on its way (scheduled, deferred until the socket has room, at the
+    ///   end of the batch this read thread delivers), or there is no link (it waits for one);
+    /// - `inline`: write now on the calling thread (a request, or a full 64 KiB chunk);
+    /// - `schedule`: the first publication since the last flush schedules one on the queue.
+    mutating func flushDecision(inline: Bool) -> _FlushDecision {
+        if let thread = deliveringThread, pthread_equal(thread, pthread_self()) != 0 {
+            publishedWhileDelivering = true
+            return .none
+        }
+        guard isConnected, !flushDeferred else { return .none }
+        if inline || outbound.count >= 64 * 1024 { return .inline }
+        return needsFlushScheduled() ? .schedule : .none
+    }
+
     /// After appending to `outbound`: true when the caller must schedule a flush.
     mutating func needsFlushScheduled() -> Bool {
         guard isConnected, !flushScheduled, !flushDeferred else { return false }
@@ -134,6 +163,19 @@ struct _ServerEntry {
     var discovered: Bool
     var failedAttempts = 0
     var lastAttempt: ContinuousClock.Instant?
+}
+
+/// How a publication's bytes get written (`_NATSState.flushDecision`).
+enum _FlushDecision {
+    case none, schedule, inline
+}
+
+/// A request waiting for its reply.
+struct _PendingRequest {
+    let waiter: _Waiter<NATSMessage>
+    let subject: String
+    let timeout: Duration
+    let deadline: DispatchTime
 }
 
 /// Who waits for a `PONG`, in the order the `PING`s were sent.

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A malformed frame from the server: what was wrong, in words. The connection that read it
 /// closes its socket and reconnects (as nats.go does on a parse error).
 public struct NATSProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -89,8 +97,10 @@ struct NATSProtocolParser {
                 throw error
             case .controlLine:
                 // Find the end of the line in this chunk.
-                var newline = index
-                while newline < end && bytes[newline] != 10 { newline += 1 }
+                var newline = end
+                if let found = memchr(bytes.baseAddress! + index, 10, end - index) {
+                    newline = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
                 if newline == end {
                     guard partialLine.count + (end - index) <= maxControlLine else {
                         throw fail("control line longer than \(maxControlLine) bytes")
@@ -225,7 +235,7 @@ struct NATSProtocolParser {
     private mutating func beginPayload(arguments: [Slice<UnsafeBufferPointer<UInt8>>], headerLength: Int, totalLength: Int) throws(NATSProtocolError) {
         guard totalLength <= maxPayload else { throw fail("message of \(totalLength) bytes exceeds \(maxPayload)") }
         let subject = String(decoding: arguments[0], as: UTF8.self)
-        guard let sid = UInt64(String(decoding: arguments[1], as: UTF8.self)) else {
+        guard let sid = Self.decimal(arguments[1]) else {
             throw fail("subscription id \(String(decoding: arguments[1].prefix(20), as: UTF8.self).debugDescription) is not a number")
         }
         let replyTo = arguments.count == 4 ? String(decoding: arguments[2], as: UTF8.self) : nil
@@ -243,6 +253,17 @@ struct NATSProtocolParser {
         }
         var value = 0
         for digit in bytes { value = value * 10 + Int(digit - 48) }
+        return value
+    }
+
+    /// The value of 1 to 19 ASCII digits, or nil.
+    private static func decimal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
+        guard !bytes.isEmpty, bytes.count <= 19 else { return nil }
+        var value: UInt64 = 0
+        for digit in bytes {
+            guard digit >= 48 && digit <= 57 else { return nil }
+            value = value * 10 + UInt64(digit - 48)
+        }
         return value
     }
 
