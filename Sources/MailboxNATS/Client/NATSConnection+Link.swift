@@ -323,21 +323,33 @@ extension NATSConnection {
     /// (a slow server link), the bytes go back to the front of the buffer and wait for
     /// `writable`, so `publish` pushes back (`outboundBufferExceeded` past the limit).
     func flushOutbound() {
-        // Taking the bytes and handing them to the socket happen under one lock, so flushes
-        // from several threads (the queue, a request, a read thread) cannot reorder them. The
-        // socket's own lock nests inside this one; it never calls back with its lock held.
-        box.withLockedValue { state in
-            state.flushScheduled = false
-            guard case .connected(let link) = state.phase, !state.outbound.isEmpty, !state.flushDeferred else { return }
-            let bytes = state.outbound
-            state.outbound = []
+        // One flush at a time (`writeLock`), so flushes from several threads (the queue, a
+        // request, a read thread) cannot reorder bytes; publishers only take `box`, never
+        // waiting for a system call. The socket's lock nests inside; it never calls back with
+        // its lock held.
+        writeLock.withLockedValue { _ in
+            let taken = box.withLockedValue { state -> (_NATSLink, [UInt8])? in
+                state.flushScheduled = false
+                guard case .connected(let link) = state.phase, !state.outbound.isEmpty, !state.flushDeferred else { return nil }
+                let bytes = state.outbound
+                state.outbound = []
+                return (link, bytes)
+            }
+            guard let (link, bytes) = taken else { return }
             switch link.transport.sendImmediately(bytes) {
             case .queued:
                 break
             case .full, .closed, .sendQueueExceeded:
-                // Not taken: keep them for `writable` or for the next link.
-                state.outbound = bytes
-                state.flushDeferred = true
+                // Not taken: keep them, first, for `writable` or for the next link.
+                let flushNow = box.withLockedValue { state -> Bool in
+                    state.outbound = bytes + state.outbound
+                    // Wait for `writable` only if this link is still the one (a new link's
+                    // handshake may have come in between: then flush on it).
+                    guard let current = state.link, current === link else { return state.needsFlushScheduled() }
+                    state.flushDeferred = true
+                    return false
+                }
+                if flushNow { queue.async { self.flushOutbound() } }
             }
         }
     }

@@ -47,6 +47,8 @@ public final class NATSConnection: Sendable {
     let eventsInput: Signal<NATSConnectionEvent, Never>.Observer
     /// Everything that changes; protected by its pthread mutex.
     let box: LockedValueBox<_NATSState>
+    /// Held by the one flush writing to the socket (see `flushOutbound`).
+    let writeLock = LockedValueBox(())
     /// Runs flushes, timers and reconnect attempts.
     let queue = DispatchQueue(label: "MailboxNATS.connection")
     /// Announces state changes and events in the order they were decided.

@@ -196,7 +196,7 @@ struct NATSProtocolParser {
                 throw fail("MSG with \(arguments.count) arguments")
             }
             let size = try number(arguments[arguments.count - 1], "MSG size")
-            try beginPayload(arguments: arguments, headerLength: 0, totalLength: size)
+            try beginPayload(arguments, fields: arguments.count - 1, headerLength: 0, totalLength: size)
         case .hmsg:
             let arguments = Self.split(rest)
             guard arguments.count == 4 || arguments.count == 5 else {
@@ -205,7 +205,7 @@ struct NATSProtocolParser {
             let headerLength = try number(arguments[arguments.count - 2], "HMSG header size")
             let totalLength = try number(arguments[arguments.count - 1], "HMSG total size")
             guard headerLength <= totalLength else { throw fail("HMSG header size \(headerLength) > total \(totalLength)") }
-            try beginPayload(arguments: Array(arguments.dropLast()), headerLength: headerLength, totalLength: totalLength)
+            try beginPayload(arguments, fields: arguments.count - 2, headerLength: headerLength, totalLength: totalLength)
         case .ping:
             emit(.ping)
         case .pong:
@@ -230,15 +230,15 @@ struct NATSProtocolParser {
         }
     }
 
-    /// Starts reading a message's payload; `arguments` is subject, sid, [reply,] size(s)
-    /// (the last element, the size, is ignored here).
-    private mutating func beginPayload(arguments: [Slice<UnsafeBufferPointer<UInt8>>], headerLength: Int, totalLength: Int) throws(NATSProtocolError) {
+    /// Starts reading a message's payload; the first `fields` arguments are subject, sid and,
+    /// when `fields` is 3, the reply subject (the sizes after them are already read).
+    private mutating func beginPayload(_ arguments: _Arguments, fields: Int, headerLength: Int, totalLength: Int) throws(NATSProtocolError) {
         guard totalLength <= maxPayload else { throw fail("message of \(totalLength) bytes exceeds \(maxPayload)") }
         let subject = String(decoding: arguments[0], as: UTF8.self)
         guard let sid = Self.decimal(arguments[1]) else {
             throw fail("subscription id \(String(decoding: arguments[1].prefix(20), as: UTF8.self).debugDescription) is not a number")
         }
-        let replyTo = arguments.count == 4 ? String(decoding: arguments[2], as: UTF8.self) : nil
+        let replyTo = fields == 3 ? String(decoding: arguments[2], as: UTF8.self) : nil
         var message = _PendingMessage(
             subject: subject, sid: sid, replyTo: replyTo, headerLength: headerLength, totalLength: totalLength,
             headerBytes: [], payload: [])
@@ -292,20 +292,47 @@ struct NATSProtocolParser {
         }
     }
 
-    /// The arguments of a control line: runs of bytes between spaces and tabs.
-    private static func split(_ rest: Slice<UnsafeBufferPointer<UInt8>>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
-        var arguments: [Slice<UnsafeBufferPointer<UInt8>>] = []
-        arguments.reserveCapacity(5)
+    /// The arguments of a control line: runs of bytes between spaces and tabs (at most 6 are
+    /// kept; a count of 6 means "too many" to the callers).
+    private static func split(_ rest: Slice<UnsafeBufferPointer<UInt8>>) -> _Arguments {
+        var arguments = _Arguments(base: rest.base)
         var index = rest.startIndex
-        while index < rest.endIndex {
+        while index < rest.endIndex && arguments.count < 6 {
             while index < rest.endIndex && (rest[index] == 32 || rest[index] == 9) { index += 1 }
             guard index < rest.endIndex else { break }
             let start = index
             while index < rest.endIndex && rest[index] != 32 && rest[index] != 9 { index += 1 }
-            arguments.append(rest[start..<index])
-            if arguments.count > 5 { break }
+            arguments.append(start, index)
         }
         return arguments
+    }
+
+    /// Up to 6 argument ranges of one control line, without a heap allocation.
+    private struct _Arguments {
+        let base: UnsafeBufferPointer<UInt8>
+        private var bounds: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        private(set) var count = 0
+
+        init(base: UnsafeBufferPointer<UInt8>) {
+            self.base = base
+        }
+
+        mutating func append(_ start: Int, _ end: Int) {
+            withUnsafeMutableBytes(of: &bounds) { raw in
+                raw.storeBytes(of: start, toByteOffset: 2 * count * MemoryLayout<Int>.stride, as: Int.self)
+                raw.storeBytes(of: end, toByteOffset: (2 * count + 1) * MemoryLayout<Int>.stride, as: Int.self)
+            }
+            count += 1
+        }
+
+        subscript(index: Int) -> Slice<UnsafeBufferPointer<UInt8>> {
+            precondition(index < count, "NATSProtocolParser: argument \(index) of \(count)")
+            return withUnsafeBytes(of: bounds) { raw in
+                let start = raw.load(fromByteOffset: 2 * index * MemoryLayout<Int>.stride, as: Int.self)
+                let end = raw.load(fromByteOffset: (2 * index + 1) * MemoryLayout<Int>.stride, as: Int.self)
+                return base[start..<end]
+            }
+        }
     }
 }
 
