@@ -13,7 +13,7 @@ private enum Seen: Equatable {
     init(_ frame: NATSServerFrame) {
         switch frame {
         case .info(let json): self = .info(String(decoding: json, as: UTF8.self))
-        case .message(let m): self = .message(subject: m.subject, sid: m.sid, replyTo: m.replyTo, headers: m.headers, payload: m.payload)
+        case .message(let sid, let m): self = .message(subject: m.subject, sid: sid, replyTo: m.replyTo, headers: m.headers, payload: m.payload)
         case .ping: self = .ping
         case .pong: self = .pong
         case .ok: self = .ok

@@ -149,13 +149,12 @@ extension NATSConnection {
 
     private func handle(_ frame: NATSServerFrame, link: _NATSLink, state: inout _NATSState, effects: inout _ReadEffects) {
         switch frame {
-        case .message(let inbound):
+        case .message(let sid, let message):
             state.statistics.inMessages += 1
-            state.statistics.inBytes += UInt64(inbound.payload.count)
-            let message = NATSMessage(subject: inbound.subject, replyTo: inbound.replyTo, headers: inbound.headers, payload: inbound.payload)
-            if let inbox = state.inbox, inbound.sid == inbox.sid {
-                let token = inbound.subject.utf8.count > inbox.prefix.utf8.count
-                    ? inbound.subject.dropFirst(inbox.prefix.count) : ""
+            state.statistics.inBytes += UInt64(message.payload.count)
+            if let inbox = state.inbox, sid == inbox.sid {
+                let token = message.subject.utf8.count > inbox.prefix.utf8.count
+                    ? message.subject.dropFirst(inbox.prefix.count) : ""
                 if let waiter = state.requests.removeValue(forKey: token)?.waiter {
                     if message.status == 503 && message.payload.isEmpty {
                         effects.replies.append((waiter, .failure(NATSError(.noResponders, "no responders"))))
@@ -165,7 +164,7 @@ extension NATSConnection {
                 }
                 return
             }
-            guard let index = state.subscriptions.index(forKey: inbound.sid) else { return }  // unsubscribed meanwhile
+            guard let index = state.subscriptions.index(forKey: sid) else { return }  // unsubscribed meanwhile
             state.subscriptions.values[index].delivered += 1
             let entry = state.subscriptions.values[index]
             let last = entry.max.map { entry.delivered >= $0 } ?? false

@@ -7,15 +7,16 @@ enum NATSFrames {
     /// True when `subject` can be published to or subscribed on: not empty, no whitespace or
     /// control characters, no empty token (`a..b`, a leading or trailing dot).
     static func isValidSubject(_ subject: String) -> Bool {
-        var previous: UInt8 = 46
-        var count = 0
-        for byte in subject.utf8 {
-            if byte <= 32 || byte == 127 { return false }
-            if byte == 46 && previous == 46 { return false }
-            previous = byte
-            count += 1
+        var subject = subject
+        return subject.withUTF8 { bytes in
+            guard let last = bytes.last, bytes[0] != 46, last != 46 else { return false }
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte <= 32 || byte == 127 || (byte == 46 && previous == 46) { return false }
+                previous = byte
+            }
+            return true
         }
-        return count > 0 && previous != 46
     }
 
     /// True when `name` can be a queue group: not empty, no whitespace or control characters.

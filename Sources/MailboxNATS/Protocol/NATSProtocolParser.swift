@@ -21,22 +21,13 @@ public struct NATSProtocolError: Error, Sendable, Equatable, CustomStringConvert
 enum NATSServerFrame: Sendable {
     /// `INFO {json}`: the JSON bytes.
     case info([UInt8])
-    /// `MSG` or `HMSG`.
-    case message(NATSInboundMessage)
+    /// `MSG` or `HMSG`, for the subscription `sid`.
+    case message(sid: UInt64, NATSMessage)
     case ping
     case pong
     case ok
     /// `-ERR 'text'`: the text without the quotes.
     case error(String)
-}
-
-/// A message as read, before it is routed to its subscription.
-struct NATSInboundMessage: Sendable {
-    var subject: String
-    var sid: UInt64
-    var replyTo: String?
-    var headers: NATSHeaders?
-    var payload: [UInt8]
 }
 
 /// The streaming parser of what nats-server sends a client: accepts the input split anywhere
@@ -58,7 +49,8 @@ struct NATSProtocolParser {
 
     private enum State {
         case controlLine
-        case payload(_PendingMessage)
+        /// Reading the payload of `pending`.
+        case payload
         case carriageReturn
         case lineFeed
         case failed(NATSProtocolError)
@@ -76,6 +68,9 @@ struct NATSProtocolParser {
     }
 
     private var state = State.controlLine
+    /// The message whose payload is being read (kept outside `state` so the arrays it fills
+    /// are mutated in place, never copied).
+    private var pending = _PendingMessage(subject: "", sid: 0, replyTo: nil, headerLength: 0, totalLength: 0, headerBytes: [], payload: [])
     /// A control line split across chunks, without its `\n`.
     private var partialLine: [UInt8] = []
 
@@ -123,36 +118,40 @@ struct NATSProtocolParser {
                     try line.withUnsafeBufferPointer { line throws(NATSProtocolError) in try controlLine(line, emit: emit) }
                 }
                 index = newline + 1
-            case .payload(var message):
-                state = .controlLine  // no copy-on-write of the payload while it is filled
-                let wantedHeaders = message.headerLength - message.headerBytes.count
+            case .payload:
+                let wantedHeaders = pending.headerLength - pending.headerBytes.count
                 if wantedHeaders > 0 {
                     let take = min(wantedHeaders, end - index)
-                    message.headerBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                    pending.headerBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
                     index += take
                 }
-                let wantedPayload = message.totalLength - message.headerLength - message.payload.count
+                let payloadLength = pending.totalLength - pending.headerLength
+                let wantedPayload = payloadLength - pending.payload.count
                 if wantedPayload > 0 && index < end {
                     let take = min(wantedPayload, end - index)
-                    message.payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + take)]))
+                    let slice = UnsafeBufferPointer(rebasing: bytes[index..<(index + take)])
+                    if pending.payload.isEmpty && take == payloadLength {
+                        pending.payload = Array(slice)  // all here: one allocation, one copy
+                    } else {
+                        if pending.payload.isEmpty { pending.payload.reserveCapacity(payloadLength) }
+                        pending.payload.append(contentsOf: slice)
+                    }
                     index += take
                 }
-                if message.headerBytes.count == message.headerLength
-                    && message.payload.count == message.totalLength - message.headerLength {
+                if pending.headerBytes.count == pending.headerLength && pending.payload.count == payloadLength {
                     var headers: NATSHeaders?
-                    if message.headerLength > 0 {
+                    if pending.headerLength > 0 {
                         do throws(NATSProtocolError) {
-                            headers = try NATSHeaders(parsing: message.headerBytes[...])
+                            headers = try NATSHeaders(parsing: pending.headerBytes[...])
                         } catch {
                             throw fail(error.reason)
                         }
                     }
                     state = .carriageReturn
-                    emit(.message(NATSInboundMessage(
-                        subject: message.subject, sid: message.sid, replyTo: message.replyTo,
-                        headers: headers, payload: message.payload)))
-                } else {
-                    state = .payload(message)
+                    let message = NATSMessage(subject: pending.subject, replyTo: pending.replyTo, headers: headers, payload: pending.payload)
+                    pending.payload = []
+                    pending.headerBytes = []
+                    emit(.message(sid: pending.sid, message))
                 }
             case .carriageReturn:
                 guard bytes[index] == 13 else { throw fail("message payload not followed by CR LF") }
@@ -239,12 +238,13 @@ struct NATSProtocolParser {
             throw fail("subscription id \(String(decoding: arguments[1].prefix(20), as: UTF8.self).debugDescription) is not a number")
         }
         let replyTo = fields == 3 ? String(decoding: arguments[2], as: UTF8.self) : nil
-        var message = _PendingMessage(
-            subject: subject, sid: sid, replyTo: replyTo, headerLength: headerLength, totalLength: totalLength,
-            headerBytes: [], payload: [])
-        message.headerBytes.reserveCapacity(headerLength)
-        message.payload.reserveCapacity(totalLength - headerLength)
-        state = .payload(message)
+        pending.subject = subject
+        pending.sid = sid
+        pending.replyTo = replyTo
+        pending.headerLength = headerLength
+        pending.totalLength = totalLength
+        if headerLength > 0 { pending.headerBytes.reserveCapacity(headerLength) }
+        state = .payload
     }
 
     private mutating func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ what: String) throws(NATSProtocolError) -> Int {
