@@ -10,8 +10,9 @@ public struct NATSConfiguration: Sendable {
     public var servers: [String]
     /// The connection's name, shown by the server's monitoring (`/connz`).
     public var name: String?
-    /// User and password, sent in `CONNECT` (a URL's own credentials take precedence).
+    /// User name, sent in `CONNECT` (a URL's own credentials take precedence).
     public var user: String?
+    /// Password for `user`.
     public var password: String?
     /// An authentication token, sent in `CONNECT`.
     public var token: String?
@@ -69,9 +70,13 @@ public struct NATSConfiguration: Sendable {
 ///      └──────── close() or a final error ───────────┴──────────────▶ closed
 /// ```
 public enum NATSConnectionState: Sendable, Hashable {
+    /// The first connection is being made.
     case connecting
+    /// The handshake is done: publications are written as they come.
     case connected
+    /// The link was lost; publications go to the reconnect buffer.
     case reconnecting
+    /// Closed for good.
     case closed
 }
 
@@ -92,20 +97,34 @@ public enum NATSConnectionEvent: Sendable {
     case closed(NATSError?)
 }
 
-/// What the server said about itself in `INFO`.
+/// What the server said about itself in `INFO` (a plain value; optional fields are those
+/// older servers may leave out).
 public struct NATSServerInfo: Sendable, Decodable {
+    /// The server's unique id.
     public var serverID: String
+    /// Its configured name.
     public var serverName: String?
+    /// Its version, "2.9.10".
     public var version: String
+    /// The protocol level (1: supports `INFO` updates while connected).
     public var proto: Int?
+    /// Where it listens.
     public var host: String?
+    /// Its client port.
     public var port: Int?
+    /// Whether it supports `HPUB`/`HMSG` (2.2 and later).
     public var headers: Bool?
+    /// The largest message it accepts, in bytes; `publish` checks against it.
     public var maxPayload: Int
+    /// Whether it asks for credentials (a server with `no_auth_user` does not, yet checks them).
     public var authRequired: Bool?
+    /// Whether JetStream is enabled.
     public var jetStream: Bool?
+    /// The other servers of its cluster that clients may connect to.
     public var connectURLs: [String]?
+    /// The server is shutting down gracefully (lame duck mode).
     public var lameDuckMode: Bool?
+    /// This client's id on the server (as `/connz` shows it).
     public var clientID: UInt64?
 
     enum CodingKeys: String, CodingKey {

@@ -152,7 +152,7 @@ extension NATSConnection {
         case .message(let sid, let message):
             state.statistics.inMessages += 1
             state.statistics.inBytes += UInt64(message.payload.count)
-            if let inbox = state.inbox, sid == inbox.sid {
+            if sid == state.inbox?.sid, let inbox = state.inbox {
                 let token = message.subject.utf8.count > inbox.prefix.utf8.count
                     ? message.subject.dropFirst(inbox.prefix.count) : ""
                 if let waiter = state.requests.removeValue(forKey: token)?.waiter {
@@ -166,10 +166,12 @@ extension NATSConnection {
             }
             guard let index = state.subscriptions.index(forKey: sid) else { return }  // unsubscribed meanwhile
             state.subscriptions.values[index].delivered += 1
-            let entry = state.subscriptions.values[index]
-            let last = entry.max.map { entry.delivered >= $0 } ?? false
+            let delivered = state.subscriptions.values[index].delivered
+            let last = state.subscriptions.values[index].max.map { delivered >= $0 } ?? false
+            let sink = state.subscriptions.values[index].sink
             if last { state.subscriptions.remove(at: index) }
-            effects.deliveries.append((entry.sink, message, last))
+            if effects.deliveries.isEmpty { effects.deliveries.reserveCapacity(64) }
+            effects.deliveries.append((sink, message, last))
         case .ping:
             if case .connected = state.phase {
                 state.outbound.append(contentsOf: NATSFrames.pong)

@@ -237,9 +237,11 @@ public final class NATSConnection: Sendable {
 public struct NATSStatistics: Sendable, Hashable {
     /// Messages and payload bytes received on subscriptions (replies included).
     public var inMessages: UInt64 = 0
+    /// Payload bytes received.
     public var inBytes: UInt64 = 0
     /// Messages and payload bytes published (accepted by `publish`).
     public var outMessages: UInt64 = 0
+    /// Payload bytes published.
     public var outBytes: UInt64 = 0
     /// Times the connection was re-established.
     public var reconnects: UInt64 = 0

@@ -71,6 +71,7 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// For `jetStream`: the API's `err_code` (10071 wrong last sequence, 10058 stream exists...).
     public var jetStreamCode: Int?
 
+    /// An error of `code` with details (used by the client; public for tests and wrappers).
     public init(_ code: Code, _ text: String = "", socketError: SocketError? = nil, jetStreamCode: Int? = nil) {
         self.code = code
         self.text = text
@@ -78,6 +79,7 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         self.jetStreamCode = jetStreamCode
     }
 
+    /// "NATS noResponders: ..." with the socket error and JetStream code when there are.
     public var description: String {
         var text = "NATS \(code)"
         if !self.text.isEmpty { text += ": \(self.text)" }

@@ -32,7 +32,11 @@ struct _NATSState {
     }
     /// Links made so far; a link's callbacks are ignored once it is not the current one.
     var linkGeneration: UInt64 = 0
-    var info: NATSServerInfo?
+    var info: NATSServerInfo? {
+        didSet { maxPayload = info?.maxPayload ?? Int.max }
+    }
+    /// `info`'s `max_payload`, read on every publish (copying `info` out would retain its strings).
+    var maxPayload = Int.max
     var hasConnectedOnce = false
     /// Why the last link or attempt ended.
     var lastError: NATSError?
@@ -89,8 +93,8 @@ struct _NATSState {
     /// Whether a publication of `bodySize` bytes (headers and payload) may be accepted now;
     /// counts a refusal for a full reconnect buffer.
     mutating func checkPublish(bodySize: Int, subject: String, configuration: NATSConfiguration) throws(NATSError) {
-        if let info, bodySize > info.maxPayload {
-            throw NATSError(.maxPayloadExceeded, "\(bodySize) bytes to \(subject); the server allows \(info.maxPayload)")
+        if bodySize > maxPayload {
+            throw NATSError(.maxPayloadExceeded, "\(bodySize) bytes to \(subject); the server allows \(maxPayload)")
         }
         switch phase {
         case .closed:

@@ -17,6 +17,7 @@ public struct NATSKeyValueConfiguration: Sendable {
     /// Copies across a JetStream cluster (1 on a single server).
     public var replicas = 1
 
+    /// A configuration for `bucket`, every other field at its default.
     public init(bucket: String) {
         self.bucket = bucket
     }
@@ -33,13 +34,16 @@ public enum NATSKeyValueOperation: String, Sendable, Hashable {
 
 /// One revision of a key.
 public struct NATSKeyValueEntry: Sendable, Hashable {
+    /// The bucket it is in.
     public var bucket: String
+    /// The key.
     public var key: String
     /// The value (empty for a delete or purge).
     public var value: [UInt8]
     /// The revision: the bucket's stream sequence number of this entry. Compare-and-set
     /// (`update`) takes the revision it expects to be the key's last.
     public var revision: UInt64
+    /// A put, or a delete or purge marker.
     public var operation: NATSKeyValueOperation
 
     /// The value decoded as UTF-8.

@@ -31,36 +31,55 @@ enum NATSFrames {
     }
 
     /// Appends `PUB subject [reply] size\r\npayload\r\n` (or `HPUB` when `headers` is given).
+    ///
+    /// The control line is written into a stack buffer and appended with one copy; then the
+    /// headers, the payload and the CR LF.
     static func appendPublish(
         to buffer: inout [UInt8], subject: String, replyTo: String?, headers: NATSHeaders?, payload: [UInt8]
     ) {
-        if let headers {
-            let headerCount = headers.encodedCount
-            buffer.append(contentsOf: "HPUB ".utf8)
-            buffer.append(contentsOf: subject.utf8)
-            if let replyTo {
-                buffer.append(32)
-                buffer.append(contentsOf: replyTo.utf8)
+        let headerCount = headers?.encodedCount ?? 0
+        var subject = subject
+        var replyTo = replyTo
+        let lineCapacity = 5 + subject.utf8.count + 1 + (replyTo?.utf8.count ?? 0) + 1 + 20 + 1 + 20 + 2
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: lineCapacity) { line in
+            var count = 0
+            func put(_ byte: UInt8) {
+                line[count] = byte
+                count += 1
             }
-            buffer.append(32)
-            appendDecimal(headerCount, to: &buffer)
-            buffer.append(32)
-            appendDecimal(headerCount + payload.count, to: &buffer)
-            buffer.append(13); buffer.append(10)
-            headers.encode(into: &buffer)
-        } else {
-            buffer.append(contentsOf: "PUB ".utf8)
-            buffer.append(contentsOf: subject.utf8)
-            if let replyTo {
-                buffer.append(32)
-                buffer.append(contentsOf: replyTo.utf8)
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                for byte in bytes { put(byte) }
             }
-            buffer.append(32)
-            appendDecimal(payload.count, to: &buffer)
-            buffer.append(13); buffer.append(10)
+            func putDecimal(_ value: Int) {
+                var divisor = 1
+                while divisor <= value / 10 { divisor *= 10 }
+                var rest = value
+                while divisor > 0 {
+                    put(UInt8(48 + rest / divisor))
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            if headers != nil { put(72) }  // H
+            put(80); put(85); put(66); put(32)  // "PUB "
+            subject.withUTF8 { put($0) }
+            if replyTo != nil {
+                put(32)
+                replyTo!.withUTF8 { put($0) }
+            }
+            put(32)
+            if headers != nil {
+                putDecimal(headerCount)
+                put(32)
+            }
+            putDecimal(headerCount + payload.count)
+            put(13); put(10)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<count]))
         }
+        headers?.encode(into: &buffer)
         buffer.append(contentsOf: payload)
-        buffer.append(13); buffer.append(10)
+        buffer.append(13)
+        buffer.append(10)
     }
 
     /// Appends `SUB subject [queue] sid\r\n`.

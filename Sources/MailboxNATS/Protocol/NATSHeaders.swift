@@ -57,10 +57,12 @@ public struct NATSHeaders: Sendable, Hashable, Sequence, CustomStringConvertible
         fields.removeAll { Self.sameName($0.name, name) }
     }
 
+    /// The fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }
 
+    /// "NATS/1.0 503; Name: value" (for logs).
     public var description: String {
         var text = "NATS/1.0"
         if let status { text += " \(status)" }
@@ -69,12 +71,14 @@ public struct NATSHeaders: Sendable, Hashable, Sequence, CustomStringConvertible
         return text
     }
 
+    /// Same status, description and fields in the same order (names compared exactly).
     public static func == (lhs: NATSHeaders, rhs: NATSHeaders) -> Bool {
         lhs.status == rhs.status && lhs.statusDescription == rhs.statusDescription
             && lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(status)
         hasher.combine(statusDescription)

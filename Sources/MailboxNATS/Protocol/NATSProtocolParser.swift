@@ -12,8 +12,10 @@ public struct NATSProtocolError: Error, Sendable, Equatable, CustomStringConvert
     /// What was wrong ("MSG with 2 arguments", "control line longer than 65536 bytes", ...).
     public var reason: String
 
+    /// An error with this reason.
     public init(_ reason: String) { self.reason = reason }
 
+    /// "NATS protocol error: <reason>".
     public var description: String { "NATS protocol error: \(reason)" }
 }
 
