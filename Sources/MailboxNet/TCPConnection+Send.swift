@@ -54,14 +54,22 @@ extension TCPConnection {
             guard case .open = state.phase, !bytes.isEmpty, state.pending.isEmpty, !state.writeSourceArmed,
                   state.waitingSenders.isEmpty else { return send(bytes, &state) }
             state.pending.append(bytes)
-            switch flush(&state) {
-            case .drained: break
-            case .wouldBlock: armWriteSource(&state)
-            case .failed(let error):
-                finish(&state, .failed(error), ending: .immediate)
-                return .closed
-            }
-            return .queued
+            return writeNow(&state) ? .queued : .closed
+        }
+    }
+
+    /// Writes what is queued; arms the write source for what the kernel does not take; on a
+    /// write error closes the connection and returns false. Caller holds the lock.
+    @discardableResult
+    func writeNow(_ state: inout _ConnectionState) -> Bool {
+        switch flush(&state) {
+        case .drained: return true
+        case .wouldBlock:
+            armWriteSource(&state)
+            return true
+        case .failed(let error):
+            finish(&state, .failed(error), ending: .immediate)
+            return false
         }
     }
 
@@ -77,13 +85,7 @@ extension TCPConnection {
         if !Self.hasRoom(for: bytes.count, state) && !state.writeSourceArmed {
             // Bytes waiting only for the scheduled flush are not a slow consumer's: write
             // them now and count what the kernel refuses.
-            switch flush(&state) {
-            case .drained: break
-            case .wouldBlock: armWriteSource(&state)
-            case .failed(let error):
-                finish(&state, .failed(error), ending: .immediate)
-                return .closed
-            }
+            guard writeNow(&state) else { return .closed }
         }
         if !Self.hasRoom(for: bytes.count, state) {
             if backPressure {
@@ -123,14 +125,7 @@ extension TCPConnection {
             state.flushScheduled = false
             // Draining flushes on its own; an armed write source will take what is queued.
             guard case .open = state.phase, !state.writeSourceArmed else { return .none }
-            switch flush(&state) {
-            case .drained:
-                break
-            case .wouldBlock:
-                armWriteSource(&state)
-            case .failed(let error):
-                finish(&state, .failed(error), ending: .immediate)
-            }
+            writeNow(&state)
             return roomMade(&state)
         }
         room.perform()

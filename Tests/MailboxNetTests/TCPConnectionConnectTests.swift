@@ -98,33 +98,48 @@ struct TCPConnectionConnectTests {
         #expect(started.duration(to: .now) < .seconds(5))
     }
 
-    /// Sixteen connects that each wait out a 500 ms time-out finish together: none holds a
-    /// thread while it waits (the cooperative pool has one thread per core; blocking waits
-    /// would take 16 × 0.5 s / 2 cores = 4 s here).
+    /// Sixteen connects waiting at once hold no thread: all sixteen are under way (each says
+    /// so just before it connects) while a probe task on the same two-thread cooperative pool
+    /// still runs, and only then are they cancelled. Blocking waits would let at most two start
+    /// before the 60 s time-out: the first result would then be a connect error, not the probe.
     @Test func asyncConnects_waitWithoutHoldingThreads() async throws {
         let listener = try TCPListener(host: "127.0.0.1", port: 0, backlog: 0)
         defer { listener.close() }
         var held: [TCPConnection] = []
         _ = await connectUntilOneHangs(port: listener.localAddress.port, timeout: .milliseconds(100), holding: &held)
         let port = listener.localAddress.port
-        let started = ContinuousClock.now
-        let errors = await withTaskGroup(of: SocketError?.self) { group in
+        let (started, starting) = AsyncStream<Void>.makeStream()
+        enum Outcome: Sendable, Equatable { case probe, connect(SocketError?) }
+        let outcomes = await withTaskGroup(of: Outcome.self) { group in
             for _ in 0..<16 {
                 group.addTask {
+                    starting.yield()
                     do throws(SocketError) {
-                        _ = try await TCPConnection.connect(to: "127.0.0.1", port: port, timeout: .milliseconds(500))
-                        return nil
+                        _ = try await TCPConnection.connect(to: "127.0.0.1", port: port, timeout: .seconds(60))
+                        return .connect(nil)
                     } catch {
-                        return error
+                        return .connect(error)
                     }
                 }
             }
-            return await group.reduce(into: [SocketError?]()) { $0.append($1) }
+            group.addTask {
+                var count = 0
+                for await _ in started {
+                    count += 1
+                    if count == 16 { break }
+                }
+                return .probe
+            }
+            var outcomes: [Outcome] = []
+            while let outcome = await group.next() {
+                outcomes.append(outcome)
+                if outcome == .probe { group.cancelAll() }
+            }
+            return outcomes
         }
-        let elapsed = started.duration(to: .now)
-        #expect(errors.allSatisfy { $0 == SocketError(operation: "connect", errno: ETIMEDOUT) })
-        #expect(errors.count == 16)
-        #expect(elapsed < .milliseconds(2500), "took \(elapsed): the waits held threads")
+        #expect(outcomes.first == .probe, "a connect finished before all sixteen were waiting: \(outcomes.prefix(3))")
+        #expect(outcomes.count == 17)
+        #expect(outcomes.dropFirst().allSatisfy { $0 == .connect(SocketError(operation: "connect", errno: ECANCELED)) })
     }
 
     @Test func asyncConnect_cancelled_throwsECANCELEDPromptly() async throws {

@@ -328,7 +328,7 @@ extension NATSConnection {
         // request, a read thread) cannot reorder bytes; publishers only take `box`, never
         // waiting for a system call. The socket's lock nests inside; it never calls back with
         // its lock held.
-        writeLock.withLockedValue { _ in
+        writeLock.withLockedValue { writes in
             let taken = box.withLockedValue { state -> (_NATSLink, [UInt8])? in
                 state.flushScheduled = false
                 guard case .connected(let link) = state.phase, !state.outbound.isEmpty, !state.flushDeferred else { return nil }
@@ -337,6 +337,7 @@ extension NATSConnection {
                 return (link, bytes)
             }
             guard let (link, bytes) = taken else { return }
+            writes &+= 1
             switch link.transport.sendImmediately(bytes) {
             case .queued:
                 break
