@@ -81,6 +81,7 @@ extension NATSConnection {
             state.linkGeneration += 1
             let link = _NATSLink(transport: transport, generation: state.linkGeneration)
             state.phase = .handshaking(link, awaitingInfo: true)
+            state.lastError = nil  // what ends this link is said anew
             return link
         }
         guard let link else {
