@@ -49,7 +49,7 @@ extension NATSConnection {
             return
         case .attempt(let address, let wait):
             if wait <= .zero {
-                    attempt(address)
+                attempt(address)
             } else {
                 queue.asyncAfter(deadline: .now() + Self.dispatchInterval(wait)) { self.attempt(address) }
             }
@@ -78,8 +78,7 @@ extension NATSConnection {
     private func open(_ transport: TCPConnection, to address: NATSServerAddress) {
         let link = box.withLockedValue { state -> _NATSLink? in
             guard !state.isClosed else { return nil }
-            state.linkGeneration += 1
-            let link = _NATSLink(transport: transport, generation: state.linkGeneration)
+            let link = _NATSLink(transport: transport)
             state.phase = .handshaking(link, awaitingInfo: true)
             state.lastError = nil  // what ends this link is said anew
             return link

@@ -30,8 +30,6 @@ struct _NATSState {
     var currentServer: NATSServerAddress? {
         servers.indices.contains(serverIndex) ? servers[serverIndex].address : nil
     }
-    /// Links made so far; a link's callbacks are ignored once it is not the current one.
-    var linkGeneration: UInt64 = 0
     var info: NATSServerInfo? {
         didSet { maxPayload = info?.maxPayload ?? Int.max }
     }
@@ -190,17 +188,16 @@ enum _PongWaiter {
     case flush(_Waiter<Void>)
 }
 
-/// One socket to one server and the parser reading it.
+/// One socket to one server and the parser reading it. Callbacks of a link that is no longer
+/// the connection's current one (compared by identity) are ignored.
 // Safe: `parser`, the only mutable field, is touched only on the transport's serial read queue.
 final class _NATSLink: @unchecked Sendable {
     let transport: TCPConnection
-    let generation: UInt64
     /// Touched only on the transport's serial read queue (its `onRead` callback).
     var parser = NATSProtocolParser()
 
-    init(transport: TCPConnection, generation: UInt64) {
+    init(transport: TCPConnection) {
         self.transport = transport
-        self.generation = generation
     }
 }
 
