@@ -64,7 +64,7 @@ struct NATSInteropTests {
             try? nats.respond(to: message, with: Array("swift:\(message.string)".utf8))
         }
         try await nats.flush()
-        let python = try peer(["request", subject, "hello"])
+        let python = try peer(["request", subject, "hello", "--timeout", "30"])
         #expect(python.finish() == 0)
         #expect(python.lines.all.contains("swift:hello"), "\(python.lines.all)")
     }

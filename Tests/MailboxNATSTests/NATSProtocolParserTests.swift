@@ -222,6 +222,8 @@ struct NATSFramesTests {
         #expect(NATSError.fromServer("Permissions Violation for Subscription to \"x\"").code == .permissionsViolation)
         #expect(NATSError.fromServer("Slow Consumer").code == .slowConsumer)
         #expect(NATSError.fromServer("Maximum Payload Violation").code == .maxPayloadExceeded)
+        #expect(NATSError.fromServer("Authentication Timeout").code == .timedOut)
+        #expect(!NATSError.fromServer("Authentication Timeout").isFinal)
         #expect(NATSError.fromServer("Stale Connection").code == .serverError)
         #expect(!NATSError.fromServer("Stale Connection").isFinal)
     }

@@ -245,7 +245,7 @@ extension NATSConnection {
 
     /// Performs what `received` decided, outside the lock.
     private func perform(_ effects: _ReadEffects, link: _NATSLink) {
-        if !effects.direct.isEmpty { link.transport.send(effects.direct) }
+        if !effects.direct.isEmpty { link.transport.sendImmediately(effects.direct) }
         if effects.flush { queue.async { self.flushOutbound() } }
         if effects.handshakeDone {
             let waiter = box.withLockedValue { state -> (@Sendable (Result<Void, NATSError>) -> Void)? in

@@ -96,9 +96,12 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The error a server's `-ERR 'text'` means.
     static func fromServer(_ text: String) -> NATSError {
         let lower = text.lowercased()
-        if lower.hasPrefix("authorization violation") || lower.hasPrefix("authentication timeout")
-            || lower.contains("authorization timeout") {
+        if lower.hasPrefix("authorization violation") {
             return NATSError(.authorizationViolation, text)
+        }
+        if lower.contains("authentication timeout") || lower.contains("authorization timeout") {
+            // The handshake was too slow (a loaded machine), not bad credentials: retried.
+            return NATSError(.timedOut, text)
         }
         if lower.contains("authentication expired") || lower.contains("user authentication revoked") {
             return NATSError(.authenticationExpired, text)
