@@ -95,7 +95,8 @@ struct TCPConnectionConnectTests {
         let error = await connectUntilOneHangs(port: listener.localAddress.port, timeout: .milliseconds(200), holding: &held)
         #expect(error == SocketError(operation: "connect", errno: ETIMEDOUT))
         #expect(started.duration(to: .now) >= .milliseconds(200))
-        #expect(started.duration(to: .now) < .seconds(5))
+        // Only a hang detector: a loaded machine (ThreadSanitizer beside a compiler) is slow.
+        #expect(started.duration(to: .now) < .seconds(60))
     }
 
     /// Sixteen connects waiting at once hold no thread: all sixteen are under way (each says
