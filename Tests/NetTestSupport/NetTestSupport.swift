@@ -268,6 +268,6 @@ public func setBufferSizes(_ connection: TCPConnection, receive: Int32? = nil, s
 /// megabytes (CI keeps only the tail of its log).
 public func bytesDiffer(_ actual: [UInt8], _ expected: [UInt8]) -> String? {
     if actual == expected { return nil }
-    let first = zip(actual, expected).firstIndex { $0 != $1 } ?? min(actual.count, expected.count)
+    let first = (0..<min(actual.count, expected.count)).first { actual[$0] != expected[$0] } ?? min(actual.count, expected.count)
     return "got \(actual.count) bytes, expected \(expected.count); first difference at byte \(first)"
 }
