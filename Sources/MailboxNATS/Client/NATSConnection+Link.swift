@@ -452,38 +452,20 @@ extension NATSConnection {
 
     /// Closes for good (user's `close()` with nil, or a final error).
     func shutDown(error: NATSError?) {
-        var sinks: [_SubscriptionSink] = []
-        var pongs: [_Waiter<Void>] = []
-        var requests: [_Waiter<NATSMessage>] = []
-        let closing = box.withLockedValue { state -> (link: _NATSLink?, final: [UInt8], waiter: (@Sendable (Result<Void, NATSError>) -> Void)?)? in
-            guard !state.isClosed else { return nil }
-            let link = state.link
-            let final = state.isConnected ? state.outbound : []
-            state.phase = .closed
-            state.outbound = []
-            state.pingTimer?.cancel()
-            state.pingTimer = nil
-            sinks = state.subscriptions.values.map(\.sink)
-            state.subscriptions = [:]
-            for waiter in state.pongWaiters {
-                if case .flush(let flushWaiter) = waiter { pongs.append(flushWaiter) }
-            }
-            state.pongWaiters = []
-            requests = state.requests.values.map(\.waiter)
-            state.requests = [:]
-            state.requestTimer?.cancel()
-            state.requestTimer = nil
-            defer { state.connectWaiter = nil }
-            return (link, final, state.connectWaiter)
+        // Under the write lock: a flush that has taken bytes but not yet handed them to the
+        // socket finishes first, so the final bytes follow it and nothing is lost or reordered.
+        let closing = writeLock.withLockedValue { _ -> _Closing? in
+            guard let closing = box.withLockedValue({ $0.close() }) else { return nil }
+            closing.link?.transport.close(final: closing.final.isEmpty ? nil : closing.final)
+            return closing
         }
         guard let closing else { return }
-        closing.link?.transport.close(final: closing.final.isEmpty ? nil : closing.final)
         let closed = NATSError(.connectionClosed, error.map { "\($0)" } ?? "closed")
-        for waiter in pongs { waiter.complete(.failure(closed)) }
-        for waiter in requests { waiter.complete(.failure(closed)) }
-        for sink in sinks { sink.finish() }
+        for waiter in closing.pongs { waiter.complete(.failure(closed)) }
+        for waiter in closing.requests { waiter.complete(.failure(closed)) }
+        for sink in closing.sinks { sink.finish() }
         announce(.closed, events: [.closed(error)], complete: true) {
-            closing.waiter?(.failure(error ?? closed))
+            closing.connectWaiter?(.failure(error ?? closed))
         }
     }
 

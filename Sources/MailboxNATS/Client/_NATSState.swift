@@ -109,6 +109,29 @@ struct _NATSState {
         }
     }
 
+    /// Closes for good: everything that waits is taken out to be failed or finished outside
+    /// the lock; nil if already closed.
+    mutating func close() -> _Closing? {
+        guard !isClosed else { return nil }
+        var closing = _Closing(link: link, final: isConnected ? outbound : [], connectWaiter: connectWaiter)
+        phase = .closed
+        outbound = []
+        connectWaiter = nil
+        pingTimer?.cancel()
+        pingTimer = nil
+        requestTimer?.cancel()
+        requestTimer = nil
+        closing.sinks = subscriptions.values.map(\.sink)
+        subscriptions = [:]
+        for waiter in pongWaiters {
+            if case .flush(let flushWaiter) = waiter { closing.pongs.append(flushWaiter) }
+        }
+        pongWaiters = []
+        closing.requests = requests.values.map(\.waiter)
+        requests = [:]
+        return closing
+    }
+
     /// After a publication was appended to `outbound`: how it gets written.
     /// - `none`: a flush is on its way (scheduled, deferred until the socket has room, at the
     ///   end of the batch this read thread delivers), or there is no link (it waits for one);
@@ -165,6 +188,17 @@ struct _ServerEntry {
     var discovered: Bool
     var failedAttempts = 0
     var lastAttempt: ContinuousClock.Instant?
+}
+
+/// What closing hands over to be done outside the lock (`_NATSState.close()`).
+struct _Closing {
+    /// The link to close, and what was published but not yet written, sent before the end.
+    let link: _NATSLink?
+    let final: [UInt8]
+    let connectWaiter: (@Sendable (Result<Void, NATSError>) -> Void)?
+    var sinks: [_SubscriptionSink] = []
+    var pongs: [_Waiter<Void>] = []
+    var requests: [_Waiter<NATSMessage>] = []
 }
 
 /// How a publication's bytes get written (`_NATSState.flushDecision`).
