@@ -17,7 +17,7 @@ import NetTestSupport
 struct TCPListenerExitTests {
     #if os(Linux)
     @Test func runningOutOfDescriptors_reportsEMFILEPausesAndThenAcceptsThePendingPeer() async {
-        await #expect(processExitsWith: .success) {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             func fail(_ message: String) -> Never {
                 FileHandle.standardError.write(Data("exit test failed: \(message)\n".utf8))
                 exit(1)
@@ -63,6 +63,9 @@ struct TCPListenerExitTests {
             guard elapsed >= .milliseconds(90) else { fail("resumed after only \(elapsed)") }
             listener.close()
             exit(0)
+        }
+        if let result, result.exitStatus != .exitCode(0) {
+            Issue.record("the child said: \(String(decoding: result.standardErrorContent, as: UTF8.self))")
         }
     }
     #endif

@@ -130,6 +130,8 @@ extension NATSConnection {
                 state.lastError = NATSError(.protocolError, error.reason)
                 effects.abort = true
             }
+            // What observers publish while this batch is delivered is flushed at its end.
+            if !effects.deliveries.isEmpty { state.deliveringThread = pthread_self() }
         }
         perform(effects, link: link)
     }
@@ -258,8 +260,8 @@ extension NATSConnection {
         }
         if !effects.deliveries.isEmpty {
             // What observers publish while this batch is delivered (replies, mostly) is written
-            // once, here, at the end of the batch, on this thread: no hop per reply.
-            box.withLockedValue { $0.deliveringThread = pthread_self() }
+            // once, here, at the end of the batch, on this thread: no hop per reply
+            // (`received` marked this thread as delivering, in the lock it already held).
             for (sink, message, last) in effects.deliveries {
                 sink.deliver(message)
                 if last { sink.finish() }

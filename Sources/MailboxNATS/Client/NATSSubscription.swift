@@ -1,5 +1,6 @@
 import Dispatch
 import Mailbox
+import Synchronization
 
 /// A subscription's delivery end: the signal's input and the drop counter.
 final class _SubscriptionSink: Sendable {
@@ -12,6 +13,22 @@ final class _SubscriptionSink: Sendable {
 
     func deliver(_ message: NATSMessage) { input.send(value: message) }
     func finish() { input.sendCompleted() }
+}
+
+/// Whether a delivery into an actor is in a run of drops (so each run is reported once). An
+/// atomic, not a lock: it is read on every delivered message.
+final class _DropRun: Sendable {
+    private let dropping = Atomic<Bool>(false)
+
+    /// A message was taken: the run, if any, is over.
+    func ended() {
+        if dropping.load(ordering: .relaxed) { dropping.store(false, ordering: .relaxed) }
+    }
+
+    /// A message was dropped: true for the first drop of a run.
+    func began() -> Bool {
+        !dropping.exchange(true, ordering: .relaxed)
+    }
 }
 
 /// One subscription of a `NATSConnection`: the messages published to its subject (wildcards
@@ -93,24 +110,21 @@ public final class NATSSubscription: Sendable {
         to target: ActorRef<Message>, _ transform: @escaping @Sendable (NATSMessage) -> Message
     ) -> any Disposable {
         let connection = self.connection
-        let dropping = LockedValueBox(false)
+        let dropping = _DropRun()
         let observation = SerialDisposable()
         observation.inner = messages.observe { event in
             switch event {
             case .value(let message):
                 switch target.tell(transform(message)) {
                 case .enqueued:
-                    dropping.withLockedValue { $0 = false }
+                    dropping.ended()
                 case .dropped(let reason):
                     if reason == .recipientTerminated {
                         observation.dispose()
                         self.unsubscribe()
                         return
                     }
-                    let first = dropping.withLockedValue { wasDropping in
-                        defer { wasDropping = true }
-                        return !wasDropping
-                    }
+                    let first = dropping.began()
                     connection.countSlowConsumerDrop(subject: message.subject, report: first)
                 }
             case .completed, .interrupted:
