@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "MailboxTestKit", targets: ["MailboxTestKit"]),
         .library(name: "MailboxNet", targets: ["MailboxNet"]),
         .library(name: "MailboxNATS", targets: ["MailboxNATS"]),
+        .library(name: "MailboxCluster", targets: ["MailboxCluster"]),
         .executable(name: "mailbox-bench", targets: ["MailboxBenchmarks"]),
         .executable(name: "calculator", targets: ["CalculatorApp"]),
         .executable(name: "chat-server", targets: ["ChatServerApp"]),
@@ -40,6 +41,14 @@ let package = Package(
             name: "MailboxNATS",
             dependencies: ["Mailbox", "MailboxNet"],
             path: "Sources/MailboxNATS",
+            swiftSettings: strictSettings
+        ),
+        // Actors across processes on NATS: remote refs, death watch, membership, the cluster
+        // receptionist.
+        .target(
+            name: "MailboxCluster",
+            dependencies: ["Mailbox", "MailboxNATS"],
+            path: "Sources/MailboxCluster",
             swiftSettings: strictSettings
         ),
         .target(
@@ -108,10 +117,24 @@ let package = Package(
             path: "Tests/MailboxNetTests",
             swiftSettings: strictSettings
         ),
+        // Helpers the NATS client and cluster tests share (the server's environment, servers of
+        // a test's own, child processes, collectors).
+        .target(
+            name: "NATSTestSupport",
+            dependencies: ["MailboxNATS", "MailboxNet", "Mailbox", "NetTestSupport"],
+            path: "Tests/NATSTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MailboxNATSTests",
-            dependencies: ["MailboxNATS", "MailboxNet", "Mailbox", "NetTestSupport"],
+            dependencies: ["MailboxNATS", "MailboxNet", "Mailbox", "NetTestSupport", "NATSTestSupport"],
             path: "Tests/MailboxNATSTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MailboxClusterTests",
+            dependencies: ["MailboxCluster", "MailboxNATS", "Mailbox", "NetTestSupport", "NATSTestSupport"],
+            path: "Tests/MailboxClusterTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Mailbox
 import MailboxNATS
 import NetTestSupport
+import NATSTestSupport
 import Testing
 
 @Suite("NATS client against a real nats-server", .enabled(if: NATSEnvironment.hasServer, NATSEnvironment.skipReason))

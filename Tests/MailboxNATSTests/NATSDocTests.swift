@@ -1,5 +1,6 @@
 import Mailbox
 import MailboxNATS
+import NATSTestSupport
 import Testing
 
 // The examples of docs/NATS.md, verbatim between "doc" comments, run as tests against the real

@@ -1,6 +1,7 @@
 import Foundation
 import MailboxNATS
 import NetTestSupport
+import NATSTestSupport
 import Testing
 
 /// Our client beside an independent one (nats-py, from PyPI): each side publishes, subscribes

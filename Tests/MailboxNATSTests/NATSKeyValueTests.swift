@@ -2,6 +2,7 @@ import Foundation
 import Mailbox
 import MailboxNATS
 import NetTestSupport
+import NATSTestSupport
 import Testing
 
 /// A bucket name no other test uses.

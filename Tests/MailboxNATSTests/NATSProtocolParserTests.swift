@@ -1,5 +1,6 @@
 import Foundation
 import NetTestSupport
+import NATSTestSupport
 import Testing
 @testable import MailboxNATS
 

@@ -2,6 +2,7 @@ import Foundation
 import Mailbox
 import MailboxNATS
 import NetTestSupport
+import NATSTestSupport
 import Testing
 
 @Suite("NATS reconnect: a server restart and a cluster failover", .enabled(if: NATSEnvironment.hasServer, NATSEnvironment.skipReason))

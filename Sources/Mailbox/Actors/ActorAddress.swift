@@ -3,8 +3,11 @@
 ///
 /// `/user/lobby/alice` is the actor `alice`, a child of `lobby`, a top-level actor spawned
 /// with `ActorSystem.spawn`. Addresses are values: `Sendable`, `Hashable`, cheap to copy.
-/// Two addresses are equal when system, path and incarnation are equal, so a ref to a stopped
-/// actor never equals a ref to a new actor spawned later under the same name.
+/// Two addresses are equal when node, system, path and incarnation are equal, so a ref to a
+/// stopped actor never equals a ref to a new actor spawned later under the same name.
+///
+/// An address of an actor on another node of a cluster (`MailboxCluster`) also names that
+/// `node`; a local address has none (`node == nil`), and costs nothing more for it.
 public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
     /// The name of the actor system the actor belongs to.
     public let system: String
@@ -14,6 +17,14 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// A number unique within the system for each spawned actor.
     public let incarnation: UInt64
+
+    /// The node the actor lives on, boxed (nil: this process's own actor).
+    @usableFromInline
+    let nodeBox: _ClusterNodeBox?
+
+    /// The cluster node the actor lives on, for an actor of another process; `nil` for an
+    /// actor of this process.
+    public var node: ClusterNode? { nodeBox?.node }
 
     /// The path segments from the root, e.g. `["user", "lobby", "alice"]`.
     public var segments: [String] {
@@ -26,19 +37,51 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
         return String(path[path.utf8.index(after: slash)...])
     }
 
-    /// The full address, e.g. `mailbox://chat/user/lobby/alice#42`.
+    /// The full address, e.g. `mailbox://chat/user/lobby/alice#42`, or for an actor on another
+    /// node `mailbox://chat@node-b:1f3c9e0a77b2d401/user/lobby/alice#42`.
     public var description: String {
-        "mailbox://\(system)\(path)#\(incarnation)"
+        if let node { return "mailbox://\(system)@\(node)\(path)#\(incarnation)" }
+        return "mailbox://\(system)\(path)#\(incarnation)"
     }
 
     init(system: String, path: String, incarnation: UInt64) {
         self.system = system
         self.path = path
         self.incarnation = incarnation
+        self.nodeBox = nil
+    }
+
+    /// An address of an actor on `node` (the cluster layer builds them from the wire).
+    package init(node: ClusterNode?, system: String, path: String, incarnation: UInt64) {
+        self.init(nodeBox: node.map(_ClusterNodeBox.init), system: system, path: path, incarnation: incarnation)
+    }
+
+    private init(nodeBox: _ClusterNodeBox?, system: String, path: String, incarnation: UInt64) {
+        self.system = system
+        self.path = path
+        self.incarnation = incarnation
+        self.nodeBox = nodeBox
+    }
+
+    /// This address as seen from other nodes: the same actor, on `node`.
+    package func on(_ node: ClusterNode) -> ActorAddress {
+        ActorAddress(node: node, system: system, path: path, incarnation: incarnation)
+    }
+
+    public static func == (lhs: ActorAddress, rhs: ActorAddress) -> Bool {
+        lhs.incarnation == rhs.incarnation && lhs.path == rhs.path && lhs.system == rhs.system
+            && (lhs.nodeBox === rhs.nodeBox || lhs.nodeBox?.node == rhs.nodeBox?.node)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(system)
+        hasher.combine(path)
+        hasher.combine(incarnation)
+        if let node { hasher.combine(node) }
     }
 
     func child(_ name: String, incarnation: UInt64) -> ActorAddress {
-        ActorAddress(system: system, path: path == "/" ? "/" + name : Self.joined(path, name), incarnation: incarnation)
+        ActorAddress(nodeBox: nodeBox, system: system, path: path == "/" ? "/" + name : Self.joined(path, name), incarnation: incarnation)
     }
 
     /// `parent + "/" + name`, written in one pass (two `String` appends cost several times

@@ -325,7 +325,7 @@ public final class ActorSystem: Sendable {
     }
 
     /// Writes `line` to the log handler; the line is not even built when there is none.
-    func log(_ line: @autoclosure () -> String) {
+    package func log(_ line: @autoclosure () -> String) {
         guard let logHandler = configuration.logHandler else { return }
         logHandler("[\(name)] \(line())")
     }

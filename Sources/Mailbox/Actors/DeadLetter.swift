@@ -19,13 +19,20 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         /// The recipient was waiting out a restart back-off and its stash was full. A drop:
         /// published as `Dropped`, not as a dead letter.
         case backoffStashFull
+        /// The message reached another node, which could not turn it into a message of the
+        /// recipient's type (an unknown manifest, a newer version, bytes its codec refused); the
+        /// text says which. Published on the receiving node.
+        case notUnderstood(String)
+        /// The bounded outbound queue to the recipient's node was full (the node is slow or
+        /// unreachable). A drop: published as `Dropped`, on the sending node.
+        case outboundQueueFull
 
         /// Whether the message was dropped for lack of room (`mailboxFull`, `backoffStashFull`)
         /// rather than for lack of a recipient.
         public var isDrop: Bool {
             switch self {
-            case .mailboxFull, .backoffStashFull: return true
-            case .recipientTerminated, .lateReply, .noRecipient: return false
+            case .mailboxFull, .backoffStashFull, .outboundQueueFull: return true
+            case .recipientTerminated, .lateReply, .noRecipient, .notUnderstood: return false
             }
         }
 
@@ -36,6 +43,8 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
             case .lateReply: return "late reply"
             case .noRecipient: return "no recipient"
             case .backoffStashFull: return "back-off stash full"
+            case let .notUnderstood(why): return "not understood: \(why)"
+            case .outboundQueueFull: return "outbound queue to the node full"
             }
         }
     }

@@ -86,6 +86,19 @@ final class AskPromise<Reply: Sendable>: ActorRefTarget<Reply>, _ShutdownFailabl
         complete(.failure(error))
     }
 
+    /// Whether the promise has completed (answered, failed, timed out).
+    var isCompleted: Bool {
+        state.withLockedValue { state in
+            if case .completed = state { return true }
+            return false
+        }
+    }
+
+    /// Fails the promise unless it has completed; returns whether it did.
+    func failIfWaiting(_ error: any Error) -> Bool {
+        complete(.failure(error))
+    }
+
     /// Completes the promise; returns false if it had completed already.
     @discardableResult
     private func complete(_ result: Result<Reply, any Error>) -> Bool {

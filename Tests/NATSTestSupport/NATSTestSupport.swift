@@ -6,27 +6,27 @@ import NetTestSupport
 import Testing
 
 /// The environment `Tests/Integration/nats.sh` sets for the tests that need a real server.
-enum NATSEnvironment {
-    static let variables = ProcessInfo.processInfo.environment
+public enum NATSEnvironment {
+    public static let variables = ProcessInfo.processInfo.environment
     /// The single server (JetStream on): `nats://127.0.0.1:PORT`.
-    static let url = variables["MAILBOX_NATS_URL"]
+    public static let url = variables["MAILBOX_NATS_URL"]
     /// What restarting that server takes: its binary, config and pid file.
-    static let serverBinary = variables["MAILBOX_NATS_SERVER_BIN"]
-    static let serverConfig = variables["MAILBOX_NATS_CONFIG"]
-    static let pidFile = variables["MAILBOX_NATS_PID_FILE"]
+    public static let serverBinary = variables["MAILBOX_NATS_SERVER_BIN"]
+    public static let serverConfig = variables["MAILBOX_NATS_CONFIG"]
+    public static let pidFile = variables["MAILBOX_NATS_PID_FILE"]
     /// The three-server cluster's client URLs and pid files, comma-separated.
-    static let clusterURLs = variables["MAILBOX_NATS_CLUSTER_URLS"]?.split(separator: ",").map(String.init) ?? []
-    static let clusterPIDFiles = variables["MAILBOX_NATS_CLUSTER_PID_FILES"]?.split(separator: ",").map(String.init) ?? []
+    public static let clusterURLs = variables["MAILBOX_NATS_CLUSTER_URLS"]?.split(separator: ",").map(String.init) ?? []
+    public static let clusterPIDFiles = variables["MAILBOX_NATS_CLUSTER_PID_FILES"]?.split(separator: ",").map(String.init) ?? []
     /// The Python interpreter with `nats-py`, and the peer script.
-    static let python = variables["MAILBOX_NATS_PY"]
-    static let peerScript = variables["MAILBOX_NATS_PEER"]
+    public static let python = variables["MAILBOX_NATS_PY"]
+    public static let peerScript = variables["MAILBOX_NATS_PEER"]
 
-    static let hasServer = url != nil
-    static let skipReason: Comment = "MAILBOX_NATS_URL is not set: run `bash Tests/Integration/nats.sh` to start nats-server and these tests"
+    public static let hasServer = url != nil
+    public static let skipReason: Comment = "MAILBOX_NATS_URL is not set: run `bash Tests/Integration/nats.sh` to start nats-server and these tests"
 }
 
 /// A connection to the test server with quick reconnects, closed by the caller.
-func connectToTestServer(
+public func connectToTestServer(
     name: String = #function, configure: (inout NATSConfiguration) -> Void = { _ in }
 ) async throws -> NATSConnection {
     var configuration = NATSConfiguration(url: NATSEnvironment.url!)
@@ -41,22 +41,22 @@ func connectToTestServer(
 }
 
 /// A subject no other test uses.
-func uniqueSubject(_ base: String = "test") -> String {
+public func uniqueSubject(_ base: String = "test") -> String {
     "\(base).\(UInt64.random(in: 0...UInt64.max))"
 }
 
 /// Collects values from any thread and lets a test await a condition on them, without
 /// blocking a thread of the cooperative pool (NSCondition's mutex: TSan sees it).
 // Safe: `items`, `waiters` and `nextWaiter` are touched only with `condition` locked.
-final class Collector<Element: Sendable>: @unchecked Sendable {
+public final class Collector<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
     private var waiters: [Int: (predicate: @Sendable ([Element]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
     private var nextWaiter = 0
 
-    init() {}
+    public init() {}
 
-    func append(_ item: Element) {
+    public func append(_ item: Element) {
         condition.lock()
         items.append(item)
         let snapshot = items
@@ -69,17 +69,17 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
         for continuation in ready { continuation.resume(returning: true) }
     }
 
-    var all: [Element] {
+    public var all: [Element] {
         condition.lock()
         defer { condition.unlock() }
         return items
     }
 
-    var count: Int { all.count }
+    public var count: Int { all.count }
 
     /// Returns once `predicate` holds for the items, or false at the (generous) deadline.
     @discardableResult
-    func wait(timeout: TimeInterval = 30, until predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
+    public func wait(timeout: TimeInterval = 30, until predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             condition.lock()
             if predicate(items) {
@@ -102,13 +102,13 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
     }
 
     @discardableResult
-    func wait(forCount count: Int, timeout: TimeInterval = 30) async -> Bool {
+    public func wait(forCount count: Int, timeout: TimeInterval = 30) async -> Bool {
         await wait(timeout: timeout) { $0.count >= count }
     }
 }
 
 /// Waits (generous deadline) until `connection.state` is `state`.
-func waitForState(_ connection: NATSConnection, _ state: NATSConnectionState, timeout: TimeInterval = 30) async -> Bool {
+public func waitForState(_ connection: NATSConnection, _ state: NATSConnectionState, timeout: TimeInterval = 30) async -> Bool {
     let seen = Collector<NATSConnectionState>()
     let disposable = connection.state.producer.startWithValues { seen.append($0) }
     defer { disposable.dispose() }
@@ -116,7 +116,7 @@ func waitForState(_ connection: NATSConnection, _ state: NATSConnectionState, ti
 }
 
 /// Runs a process to completion and returns its exit status and standard output.
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+public func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -130,7 +130,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
 
 /// Reads a pid file and sends `signal` to that process; returns the pid.
 @discardableResult
-func signalServer(pidFile: String, _ signal: Int32 = SIGKILL) throws -> Int32 {
+public func signalServer(pidFile: String, _ signal: Int32 = SIGKILL) throws -> Int32 {
     let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     guard let pid = Int32(text) else { throw TestFailure("pid file \(pidFile) holds \(text.debugDescription)") }
     kill(pid, signal)
@@ -138,7 +138,7 @@ func signalServer(pidFile: String, _ signal: Int32 = SIGKILL) throws -> Int32 {
 }
 
 /// Waits until the process `pid` has exited (kill -0 fails), generous deadline.
-func waitForExit(pid: Int32, timeout: TimeInterval = 30) -> Bool {
+public func waitForExit(pid: Int32, timeout: TimeInterval = 30) -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)
     while Date() < deadline {
         if kill(pid, 0) != 0 { return true }
@@ -150,15 +150,15 @@ func waitForExit(pid: Int32, timeout: TimeInterval = 30) -> Bool {
 /// A nats-server of one test's own (so killing it disturbs no other test), on a free loopback
 /// port, from `MAILBOX_NATS_SERVER_BIN`; `stop()` kills it, `start()` starts it again on the
 /// same port with the same store.
-final class OwnServer: @unchecked Sendable {
+public final class OwnServer: @unchecked Sendable {
     // Safe: `process` is touched only by the test that owns the server, one call at a time.
-    let port: UInt16
-    let directory: URL
+    public let port: UInt16
+    public let directory: URL
     private var process: Process?
 
-    var url: String { "nats://127.0.0.1:\(port)" }
+    public var url: String { "nats://127.0.0.1:\(port)" }
 
-    init(jetStream: Bool = false) throws {
+    public init(jetStream: Bool = false) throws {
         port = try LoopbackServer.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailbox-nats-\(port)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -169,7 +169,7 @@ final class OwnServer: @unchecked Sendable {
     }
 
     /// Starts the server and waits (generous deadline) until its port accepts.
-    func start() throws {
+    public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: NATSEnvironment.serverBinary ?? "/usr/sbin/nats-server")
         process.arguments = ["-c", directory.appendingPathComponent("server.conf").path]
@@ -190,7 +190,7 @@ final class OwnServer: @unchecked Sendable {
     }
 
     /// Kills the server (SIGKILL: a crash, as far as clients can tell) and waits for it to exit.
-    func stop() {
+    public func stop() {
         guard let process else { return }
         process.terminate()
         kill(process.processIdentifier, SIGKILL)
@@ -206,7 +206,7 @@ final class OwnServer: @unchecked Sendable {
 
 extension LoopbackServer {
     /// A loopback port nobody listens on right now (bound, then released).
-    static func freePort() throws -> UInt16 {
+    public static func freePort() throws -> UInt16 {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         defer { listener.close() }
         return listener.localAddress.port
@@ -214,14 +214,14 @@ extension LoopbackServer {
 }
 
 /// A child process whose standard output is collected line by line.
-final class PeerProcess: @unchecked Sendable {
+public final class PeerProcess: @unchecked Sendable {
     // Safe: `process` and `input` are set once in init; `lines` is a thread-safe Collector.
-    let lines = Collector<String>()
+    public let lines = Collector<String>()
     private let process = Process()
     private let input = Pipe()
     private let partial = LockedBytes()
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    public init(_ executable: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
@@ -239,12 +239,12 @@ final class PeerProcess: @unchecked Sendable {
     }
 
     /// Waits until the process printed `line`.
-    func waitFor(_ line: String, timeout: TimeInterval = 30) async -> Bool {
+    public func waitFor(_ line: String, timeout: TimeInterval = 30) async -> Bool {
         await lines.wait(timeout: timeout) { $0.contains(line) }
     }
 
     /// Closes its standard input and waits for it to exit; returns its status.
-    func finish() -> Int32 {
+    public func finish() -> Int32 {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         return process.terminationStatus
@@ -257,11 +257,11 @@ final class PeerProcess: @unchecked Sendable {
 
 /// Bytes of a stream not yet ended by a newline.
 // Safe: `bytes` is touched only with `lock` held.
-final class LockedBytes: @unchecked Sendable {
+public final class LockedBytes: @unchecked Sendable {
     private let lock = NSLock()
     private var bytes: [UInt8] = []
 
-    func appendAndSplitLines(_ more: [UInt8]) -> [String] {
+    public func appendAndSplitLines(_ more: [UInt8]) -> [String] {
         lock.lock()
         defer { lock.unlock() }
         bytes += more

@@ -1,0 +1,57 @@
+import Mailbox
+import MailboxNATS
+
+/// Why a remote actor counts as terminated when its node went away: the failure a watch
+/// reports (`whenTerminated`, `.childFailed` is not involved: a remote actor is no child).
+public struct ClusterNodeDownError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The node that was downed (or left, or this node itself when it was downed).
+    public let node: ClusterNode
+    /// Its last status before: `unreachable` (downed), `leaving` (left in order)…
+    public let reason: String
+
+    public var description: String { "node \(node) is down (\(reason))" }
+}
+
+/// The failure of a remote actor, as its node described it (errors do not cross the wire;
+/// their description does).
+public struct RemoteActorFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The actor that failed.
+    public let actor: ActorAddress
+    /// `String(describing:)` of the error that stopped it, on its node.
+    public let failure: String
+
+    public var description: String { "\(actor) failed: \(failure)" }
+}
+
+/// Why a node could not join or act in a cluster.
+public struct ClusterError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// The node or cluster name is not a valid subject token.
+        case invalidName
+        /// NATS could not be reached (see `nats`).
+        case connectionFailed
+        /// The cluster has been left or shut down.
+        case shutDown
+    }
+
+    public let code: Code
+    public let text: String
+    public var nats: NATSError?
+
+    public var description: String {
+        "\(code): \(text)" + (nats.map { " (\($0))" } ?? "")
+    }
+}
+
+/// What a remote node sent that could not be delivered here: the dead letter's message when
+/// the recipient is gone or its type unknown (the bytes are kept, not decoded).
+public struct UndeliveredRemoteMessage: Sendable, CustomStringConvertible {
+    /// The manifest the sender wrote (`name@version`).
+    public let manifest: String
+    /// The serialized message.
+    public let payload: [UInt8]
+    /// The node it came from.
+    public let from: ClusterNode
+
+    public var description: String { "\(manifest) (\(payload.count) bytes from \(from))" }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Mailbox
+
+/// A hand-written serializer for one message type, for types where JSON is too slow or too
+/// big. Register it with `ClusterCodecs.register(_:manifest:version:aliases:codec:)`.
+///
+/// `decode` gets the version the sender wrote, so a newer node can read an older node's
+/// bytes (and should throw, with a clear message, for a version it cannot read).
+/// Refs inside a message are written with `context.encode(_:)` and read with
+/// `context.decodeRef(_:from:)`.
+///
+/// Thread-safety: called from any thread, concurrently; keep it stateless.
+public protocol ClusterMessageCodec<Message>: Sendable {
+    associatedtype Message: Sendable
+    /// The message's bytes.
+    func encode(_ message: Message, context: ClusterCodingContext) throws -> [UInt8]
+    /// The message from bytes written by `encode` of a codec of `version`.
+    func decode(_ bytes: ArraySlice<UInt8>, version: Int, context: ClusterCodingContext) throws -> Message
+}
+
+/// JSON through `Codable`: the default for every `Codable` message type.
+public struct JSONMessageCodec<Message: Codable & Sendable>: ClusterMessageCodec {
+    public init() {}
+
+    public func encode(_ message: Message, context: ClusterCodingContext) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.userInfo[.actorRefCoding] = context.refCoding
+        return Array(try encoder.encode(message))
+    }
+
+    public func decode(_ bytes: ArraySlice<UInt8>, version: Int, context: ClusterCodingContext) throws -> Message {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.actorRefCoding] = context.refCoding
+        return try decoder.decode(Message.self, from: Data(bytes))
+    }
+}
+
+/// What a codec may use while it runs: how to write and read refs inside a message.
+public struct ClusterCodingContext: Sendable {
+    let refCoding: _RefCoding
+
+    /// The text that stands for `ref` on the wire (its address with the node).
+    public func encode<Message: Codable & Sendable>(_ ref: ActorRef<Message>) -> String {
+        refCoding.wireAddress(of: ref)
+    }
+
+    /// The ref `text` stands for, resolved on this node.
+    /// - Throws: `ClusterWireError` when `text` is no address.
+    public func decodeRef<Message: Codable & Sendable>(_ type: Message.Type, from text: String) throws -> ActorRef<Message> {
+        try refCoding.resolve(text, as: type)
+    }
+}
+
+/// Which codec serializes which message type, under which *manifest* (the name the receiver
+/// looks the type up by) and version.
+///
+/// A `Codable` type not registered travels as JSON under the manifest
+/// `String(reflecting: Type.self)`, version 1. Register a type to give it a stable manifest
+/// (so that renaming the Swift type does not break older nodes), a version (bumped when the
+/// shape changes), old manifests it still answers to (`aliases`), or a binary codec.
+///
+/// How a receiver decides (docs/Cluster.md, "Serialization and versions"): a message whose
+/// manifest is the recipient type's manifest or one of its aliases is decoded by the
+/// recipient type's codec, given the sender's version; anything else becomes a dead letter
+/// with reason `.notUnderstood`, on the receiving node.
+///
+/// A value type: build it before `ClusterSystem.join`; every node of a cluster should
+/// register the same types (under the same manifests).
+public struct ClusterCodecs: Sendable {
+    struct Entry: Sendable {
+        let manifest: String
+        let version: Int
+        let aliases: Set<String>
+        let encode: @Sendable (any Sendable, ClusterCodingContext) throws -> [UInt8]
+        let decode: @Sendable (ArraySlice<UInt8>, Int, ClusterCodingContext) throws -> any Sendable
+    }
+
+    private var entries: [ObjectIdentifier: Entry] = [:]
+
+    public init() {}
+
+    /// Registers `type` as JSON under `manifest` (version `version`), also accepting
+    /// messages sent under any of `aliases` (earlier names of the type).
+    public mutating func register<Message: Codable & Sendable>(
+        _ type: Message.Type, manifest: String, version: Int = 1, aliases: Set<String> = []
+    ) {
+        register(type, manifest: manifest, version: version, aliases: aliases, codec: JSONMessageCodec<Message>())
+    }
+
+    /// Registers `type` with a hand-written `codec`.
+    public mutating func register<Message: Sendable>(
+        _ type: Message.Type, manifest: String, version: Int = 1, aliases: Set<String> = [],
+        codec: some ClusterMessageCodec<Message>
+    ) {
+        precondition(!manifest.isEmpty && !manifest.contains("@"), "a manifest is a non-empty name without '@'")
+        entries[ObjectIdentifier(type)] = Entry(
+            manifest: manifest, version: version, aliases: aliases,
+            encode: { message, context in try codec.encode(message as! Message, context: context) },
+            decode: { bytes, version, context in try codec.decode(bytes, version: version, context: context) })
+    }
+
+    /// The entry for `type`: the registered one, or JSON under the type's full name.
+    func entry<Message: Codable & Sendable>(for type: Message.Type) -> Entry {
+        entries[ObjectIdentifier(type)] ?? Self.defaultEntry(for: type)
+    }
+
+    /// The registered entry for `type`, if any (for types that are not `Codable`).
+    func registeredEntry(for type: Any.Type) -> Entry? {
+        entries[ObjectIdentifier(type)]
+    }
+
+    static func defaultEntry<Message: Codable & Sendable>(for type: Message.Type) -> Entry {
+        let codec = JSONMessageCodec<Message>()
+        return Entry(
+            manifest: String(reflecting: type), version: 1, aliases: [],
+            encode: { message, context in try codec.encode(message as! Message, context: context) },
+            decode: { bytes, version, context in try codec.decode(bytes, version: version, context: context) })
+    }
+}
+
+extension ClusterCodecs.Entry {
+    /// `manifest@version`, as the wire carries it.
+    var wireManifest: String { "\(manifest)@\(version)" }
+
+    /// Decodes a message sent under `wireManifest` for a recipient of this entry's type, or
+    /// says why not.
+    func decodeMessage(_ payload: ArraySlice<UInt8>, wireManifest sent: String, context: ClusterCodingContext) -> _Decoded {
+        let (name, version) = Self.split(sent)
+        guard name == manifest || aliases.contains(name) else {
+            return .refused(.notUnderstood("manifest '\(name)' is not the recipient's type '\(manifest)'"))
+        }
+        do {
+            return .message(try decode(payload, version, context))
+        } catch {
+            let newer = version > self.version ? " (sent as version \(version); this node knows up to \(self.version))" : ""
+            return .refused(.notUnderstood("'\(sent)' could not be decoded\(newer): \(error)"))
+        }
+    }
+
+    static func split(_ wireManifest: String) -> (String, Int) {
+        guard let at = wireManifest.lastIndex(of: "@"), let version = Int(wireManifest[wireManifest.index(after: at)...]) else {
+            return (wireManifest, 1)
+        }
+        return (String(wireManifest[..<at]), version)
+    }
+}
+
+/// A message decoded for its recipient, or why not.
+enum _Decoded {
+    case message(any Sendable)
+    case refused(DeadLetter.Reason)
+}

@@ -1,0 +1,62 @@
+import Mailbox
+
+extension _ClusterCore {
+    /// Performs member changes: publishes them, and for a node that is gone, fires every watch
+    /// of its actors, closes its link and takes its registrations out of the listings.
+    func apply(_ events: [MemberEvent]) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            let status = event.member.status
+            if status == .down || (status == .removed && event.previous != .down) {
+                nodeGone(event.member.node, reason: event.previous == .leaving || status == .removed ? "left" : "downed")
+            }
+        }
+        let members = state.withLockedValue { $0.membership.members }
+        membersProperty.value = [Member(node: me, status: .up)] + members
+        for event in events { memberEventsInput.send(value: event) }
+    }
+
+    private func nodeGone(_ node: ClusterNode, reason: String) {
+        let (link, watches, registry) = state.withLockedValue { state -> (_PeerLink?, [Set<RemoteWatcher>], _RemoteRegistry?) in
+            let link = state.links.removeValue(forKey: node)
+            state.inbound[node] = nil
+            let keys = state.remoteWatches.keys.filter { $0.node == node }
+            let watches = keys.compactMap { state.remoteWatches.removeValue(forKey: $0) }
+            for actor in Array(state.exports.keys) where state.exports[actor]!.watchers.contains(node) {
+                state.exports[actor]!.watchers.remove(node)
+            }
+            return (link, watches, state.registries.removeValue(forKey: node))
+        }
+        link?.close()
+        let error = ClusterNodeDownError(node: node, reason: reason)
+        for watchers in watches {
+            for watcher in watchers { watcher.terminated(failure: error) }
+        }
+        if let registry { applyRegistry(of: node, from: registry, to: nil) }
+    }
+
+    /// Another node says this incarnation was downed: it is out of the cluster for good. Every
+    /// remote watch fires (the others forgot this node's watches), every link closes; the
+    /// node's own actors go on, unreachable from the cluster. Akka's rule: a downed
+    /// incarnation never comes back; start a new `ClusterSystem` (a new incarnation) to rejoin.
+    func thisNodeWasDowned(by node: ClusterNode) {
+        let (first, links, watches) = state.withLockedValue { state -> (Bool, [_PeerLink], [Set<RemoteWatcher>]) in
+            guard !state.wasDowned else { return (false, [], []) }
+            state.wasDowned = true
+            defer {
+                state.links = [:]
+                state.remoteWatches = [:]
+            }
+            return (true, Array(state.links.values), Array(state.remoteWatches.values))
+        }
+        guard first else { return }
+        system.log("cluster: \(me) was downed by the cluster (told by \(node)); it no longer sends or receives")
+        for link in links { link.close() }
+        let error = ClusterNodeDownError(node: me, reason: "this node was downed")
+        for watchers in watches {
+            for watcher in watchers { watcher.terminated(failure: error) }
+        }
+        memberEventsInput.send(value: MemberEvent(member: Member(node: me, status: .down), previous: .up))
+        membersProperty.value = [Member(node: me, status: .down)]
+    }
+}

@@ -1,0 +1,59 @@
+import Mailbox
+
+/// The receptionist of a cluster: registering a service key on any node lists the actor on
+/// every node. The same API as the local `Receptionist` — listings are that receptionist's
+/// (`system.receptionist`), which also lists the remote actors.
+///
+/// Each node sends its whole registry when it changes (and to a node that joins or asks);
+/// the newest version of a node's registry wins. A downed or departed node's entries leave
+/// every listing; so does a remote actor that terminates.
+///
+/// Only this node's own actors are announced to the others: registering a remote ref lists
+/// it here only. Thread-safety: any thread.
+public final class ClusterReceptionist: Sendable {
+    private unowned(unsafe) let core: _ClusterCore
+
+    /// Owned by its `ClusterSystem`, which outlives it.
+    init(core: _ClusterCore) {
+        self.core = core
+    }
+
+    /// Registers `ref` under `key` on every node, until it is deregistered or terminates.
+    public func register<Message: Codable & Sendable>(_ ref: ActorRef<Message>, with key: ServiceKey<Message>) {
+        core.installApplier(for: key)
+        core.system.receptionist.register(ref, with: key)
+        guard ref.address.node == nil else { return }
+        let address = core.export(ref)
+        let actor = _WireActor(path: address.path, incarnation: address.incarnation)
+        core.changeLocalRegistry(key: key.id, actor: actor, add: true)
+        ref.whenTerminatedDisposable { [core] _ in
+            core.changeLocalRegistry(key: key.id, actor: actor, add: false)
+        }
+    }
+
+    /// Removes `ref` from `key` on every node.
+    public func deregister<Message: Codable & Sendable>(_ ref: ActorRef<Message>, from key: ServiceKey<Message>) {
+        core.system.receptionist.deregister(ref, from: key)
+        guard ref.address.node == nil else { return }
+        core.changeLocalRegistry(key: key.id, actor: _WireActor(path: ref.address.path, incarnation: ref.address.incarnation), add: false)
+    }
+
+    /// The actors registered under `key` on every node, now.
+    public func find<Message: Codable & Sendable>(_ key: ServiceKey<Message>) -> Set<ActorRef<Message>> {
+        core.installApplier(for: key)
+        return core.system.receptionist.find(key)
+    }
+
+    /// The actors registered under `key` on every node, as a property that follows changes.
+    public func listing<Message: Codable & Sendable>(for key: ServiceKey<Message>) -> Property<Set<ActorRef<Message>>> {
+        core.installApplier(for: key)
+        return core.system.receptionist.listing(for: key)
+    }
+
+    /// Tells `subscriber` the listing of `key` now and after every change.
+    @discardableResult
+    public func subscribe<Message: Codable & Sendable>(_ key: ServiceKey<Message>, _ subscriber: ActorRef<Receptionist.Listing<Message>>) -> any Disposable {
+        core.installApplier(for: key)
+        return core.system.receptionist.subscribe(key, subscriber)
+    }
+}

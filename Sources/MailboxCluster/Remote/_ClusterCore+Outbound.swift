@@ -1,0 +1,193 @@
+import Mailbox
+import MailboxNATS
+
+extension _ClusterCore {
+    /// The path of every ask's reply ref (`AskPromise`); its incarnation tells them apart.
+    static let askPath = "/temp/$ask"
+
+    // MARK: Links
+
+    /// The link to `node`, made on first use; closed from the start if `node` was downed.
+    func link(to node: ClusterNode) -> _PeerLink {
+        let (link, isNewAndDowned) = state.withLockedValue { state -> (_PeerLink, Bool) in
+            if let link = state.links[node] { return (link, false) }
+            let link = _PeerLink(node: node, subject: subjects.node(node), window: configuration.outboundWindow, connection: connection)
+            let downed = state.membership.isDowned(node) || state.isShutDown || state.wasDowned
+            if !downed { state.links[node] = link }
+            return (link, downed)
+        }
+        if isNewAndDowned { link.close() }
+        return link
+    }
+
+    /// Sends a control frame in the link's order, past a full window (it must not be lost
+    /// to back-pressure; the window bounds messages).
+    func sendSequenced(_ frame: _Frame, to node: ClusterNode) {
+        let bytes = _Envelope(from: me, sequence: 0, frame: frame).encoded()
+        _ = link(to: node).send(bytes, sequenceOffset: sequenceOffset, force: true)
+    }
+
+    // MARK: Messages out
+
+    /// Serializes `message` for `endpoint`'s actor. On failure the message has been published
+    /// as a dead letter.
+    func prepare<Message: Codable & Sendable>(_ message: Message, for endpoint: _RemoteEndpoint<Message>) -> _Preparation {
+        if endpoint.link.isClosed {
+            system.publishUndeliveredMessage(message, to: endpoint.address, reason: .recipientTerminated)
+            return .refused(.recipientTerminated)
+        }
+        let coding = _RefCoding(core: self)
+        let entry = configuration.codecs.entry(for: Message.self)
+        let payload: [UInt8]
+        do {
+            payload = try entry.encode(message, ClusterCodingContext(refCoding: coding))
+        } catch {
+            let reason = DeadLetter.Reason.notUnderstood("\(Message.self) could not be encoded: \(error)")
+            system.publishUndeliveredMessage(message, to: endpoint.address, reason: reason)
+            return .refused(reason)
+        }
+        let bytes = _Envelope(from: me, sequence: 0, frame: .message(recipient: endpoint.recipient, manifest: entry.wireManifest, payload: payload[...])).encoded()
+        let asks = coding.exportedAsks.withLockedValue { $0 }
+        return .ready(_Prepared(bytes: bytes, sequenceOffset: sequenceOffset, replyTo: asks.first.map { subjects.noResponders(me, ask: $0) }))
+    }
+
+    /// Accounts for the link's outcome: counts, and publishes what was not sent.
+    func finish<Message: Sendable>(_ message: Message, for endpoint: _RemoteEndpoint<some Sendable>, outcome: _PeerLink.Outcome) -> TellResult {
+        switch outcome {
+        case .sent:
+            state.withLockedValue { $0.statistics.sentMessages += 1 }
+            return .enqueued
+        case .full:
+            state.withLockedValue { $0.statistics.outboundDrops += 1 }
+            system.publishUndeliveredMessage(message, to: endpoint.address, reason: .outboundQueueFull)
+            return .dropped(.outboundQueueFull)
+        case .closed:
+            system.publishUndeliveredMessage(message, to: endpoint.address, reason: .recipientTerminated)
+            return .dropped(.recipientTerminated)
+        }
+    }
+
+    // MARK: Exporting local refs
+
+    /// Makes this node's `ref` reachable from other nodes; returns its address as they see it.
+    func export<Message: Codable & Sendable>(_ ref: ActorRef<Message>) -> ActorAddress {
+        let wire = _WireActor(path: ref.address.path, incarnation: ref.address.incarnation)
+        let isAsk = ref.isAskReply
+        let entry = configuration.codecs.entry(for: Message.self)
+        let system = self.system
+        let isNew = state.withLockedValue { state -> Bool in
+            guard state.exports[wire] == nil, !state.isShutDown else { return false }
+            state.exports[wire] = _Export(
+                ref: ref,
+                deliver: { [unowned(unsafe) self] manifest, payload, from in
+                    let context = ClusterCodingContext(refCoding: _RefCoding(core: self))
+                    switch entry.decodeMessage(payload, wireManifest: manifest, context: context) {
+                    case let .message(message):
+                        ref.tell(message as! Message)
+                    case let .refused(reason):
+                        self.state.withLockedValue { $0.statistics.notUnderstood += 1 }
+                        system.publishUndeliveredMessage(UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from), to: ref.address, reason: reason)
+                    }
+                },
+                isAsk: isAsk,
+                isCompleted: { ref.isCompletedAsk },
+                failAsk: { reason in ref.failAsk(reason) })
+            return true
+        }
+        if isNew, !isAsk {
+            let termination = ref.whenTerminatedDisposable { [unowned(unsafe) self] failure in
+                self.exportedActorTerminated(wire, failure: failure)
+            }
+            let keep = state.withLockedValue { state -> Bool in
+                guard state.exports[wire] != nil else { return false }
+                state.exports[wire]!.termination = termination
+                return true
+            }
+            if !keep { termination.dispose() }
+        }
+        return ref.address.on(me)
+    }
+
+    /// An exported actor terminated: tell the nodes that watch it, in each link's order (after
+    /// every message it sent them), and forget it.
+    private func exportedActorTerminated(_ actor: _WireActor, failure: (any Error)?) {
+        let watchers = state.withLockedValue { state -> Set<ClusterNode> in
+            state.exports.removeValue(forKey: actor)?.watchers ?? []
+        }
+        let description = failure.map { String(describing: $0) }
+        for node in watchers {
+            sendSequenced(.terminated(actor: actor, failure: description), to: node)
+        }
+    }
+
+    // MARK: Resolving addresses
+
+    /// The ref for `address`: this node's actor (or a dead ref if it is gone or of another
+    /// type), or a ref to a remote actor, interned.
+    func resolve<Message: Codable & Sendable>(_ address: ActorAddress, as type: Message.Type) -> ActorRef<Message> {
+        guard let node = address.node else { return ActorRef(deadAt: address, system: system) }
+        if node == me {
+            let wire = _WireActor(path: address.path, incarnation: address.incarnation)
+            let found = state.withLockedValue { $0.exports[wire]?.ref }
+            if let ref = found as? ActorRef<Message> { return ref }
+            return ActorRef(deadAt: ActorAddress(node: nil, system: address.system, path: address.path, incarnation: address.incarnation), system: system)
+        }
+        // Reply refs of asks are used once: not interned.
+        if address.path.hasPrefix("/temp/") {
+            return makeRemoteRef(address, as: type)
+        }
+        if let existing = state.withLockedValue({ ($0.interned[address] as? WeakActorRef<Message>)?.ref }) {
+            return existing
+        }
+        let made = makeRemoteRef(address, as: type)
+        return state.withLockedValue { state in
+            // Another thread may have made one meanwhile: keep the first.
+            if let existing = (state.interned[address] as? WeakActorRef<Message>)?.ref { return existing }
+            state.interned[address] = made.weakly
+            return made
+        }
+    }
+
+    private func makeRemoteRef<Message: Codable & Sendable>(_ address: ActorAddress, as type: Message.Type) -> ActorRef<Message> {
+        let endpoint = _RemoteEndpoint<Message>(address: address, link: link(to: address.node!), core: self)
+        return ActorRef(remote: address, system: system, endpoint: endpoint)
+    }
+
+    // MARK: Watching remote actors
+
+    func watch(_ actor: _WireActor, on link: _PeerLink, by watcher: RemoteWatcher) {
+        let key = _RemoteActorKey(node: link.node, actor: actor)
+        let outcome = state.withLockedValue { state -> (first: Bool, gone: Bool) in
+            if link.isClosed || state.membership.isDowned(link.node) { return (false, true) }
+            let first = state.remoteWatches[key] == nil
+            state.remoteWatches[key, default: []].insert(watcher)
+            return (first, false)
+        }
+        if outcome.gone {
+            watcher.terminated(failure: ClusterNodeDownError(node: link.node, reason: "down"))
+            return
+        }
+        if outcome.first { sendSequenced(.watch(watched: actor, watcher: _WireActor(path: "/", incarnation: 0)), to: link.node) }
+    }
+
+    func unwatch(_ actor: _WireActor, on link: _PeerLink, by watcher: RemoteWatcher) {
+        let key = _RemoteActorKey(node: link.node, actor: actor)
+        let last = state.withLockedValue { state -> Bool in
+            guard state.remoteWatches[key]?.remove(watcher) != nil else { return false }
+            if state.remoteWatches[key]!.isEmpty {
+                state.remoteWatches[key] = nil
+                return true
+            }
+            return false
+        }
+        if last, !link.isClosed { sendSequenced(.unwatch(watched: actor, watcher: _WireActor(path: "/", incarnation: 0)), to: link.node) }
+    }
+
+    /// A remote actor terminated: each watcher hears it once.
+    func remoteActorTerminated(_ key: _RemoteActorKey, failure: String?) {
+        let watchers = state.withLockedValue { $0.remoteWatches.removeValue(forKey: key) } ?? []
+        let address = ActorAddress(node: key.node, system: "", path: key.actor.path, incarnation: key.actor.incarnation)
+        let error: (any Error)? = failure.map { RemoteActorFailure(actor: address, failure: $0) }
+        for watcher in watchers { watcher.terminated(failure: error) }
+    }
+}

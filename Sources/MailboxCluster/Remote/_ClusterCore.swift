@@ -1,0 +1,272 @@
+import Dispatch
+import Mailbox
+import MailboxNATS
+
+/// A local actor whose ref went out to other nodes: how to deliver what they send it, and who
+/// watches it from where.
+struct _Export {
+    /// The `ActorRef<M>` (for resolving addresses that come back).
+    let ref: any Sendable
+    /// Decodes a message for the actor and tells it (or publishes why not).
+    let deliver: @Sendable (_ manifest: String, _ payload: ArraySlice<UInt8>, _ from: ClusterNode) -> Void
+    /// An ask's reply ref: forgotten after one reply or once the ask completed.
+    let isAsk: Bool
+    let isCompleted: @Sendable () -> Bool
+    let failAsk: @Sendable (DeadLetter.Reason) -> Void
+    /// The death watch that retires the export (actors only).
+    var termination: (any Disposable)?
+    /// Nodes that watch the actor.
+    var watchers: Set<ClusterNode> = []
+}
+
+/// The inbound half of the link from one node incarnation.
+struct _InboundLink {
+    /// The highest sequence number received.
+    var received: UInt64 = 0
+    /// The highest acknowledged.
+    var acknowledged: UInt64 = 0
+}
+
+/// What a node's remote registry holds, and the receptionist keys this node knows the type of.
+struct _RemoteRegistry {
+    var version: UInt64
+    var system: String
+    var entries: Set<_RegistryEntry>
+}
+
+/// A remote actor watched from this node.
+struct _RemoteActorKey: Hashable {
+    let node: ClusterNode
+    let actor: _WireActor
+}
+
+/// Everything the core shares between threads, behind one lock.
+struct _CoreState {
+    var membership: _Membership
+    var links: [ClusterNode: _PeerLink] = [:]
+    var inbound: [ClusterNode: _InboundLink] = [:]
+    var exports: [_WireActor: _Export] = [:]
+    var remoteWatches: [_RemoteActorKey: Set<RemoteWatcher>] = [:]
+    /// Refs to remote actors, held weakly, so that two refs to one actor are equal.
+    var interned: [ActorAddress: any Sendable] = [:]
+    var registries: [ClusterNode: _RemoteRegistry] = [:]
+    /// The receptionist keys whose message type this node knows: how to list a remote entry.
+    var registryAppliers: [String: _RegistryApplier] = [:]
+    /// This node's own registrations, by key.
+    var localRegistry: [String: Set<_WireActor>] = [:]
+    var localRegistryVersion: UInt64 = 0
+    /// Downed incarnations told so since the last tick (told once per tick at most).
+    var toldDowned: Set<ClusterNode> = []
+    var statistics = ClusterStatistics()
+    var ticks: UInt64 = 0
+    var isShutDown = false
+    /// This node was downed by the others.
+    var wasDowned = false
+}
+
+/// Lists and unlists remote registrations of one key in the local receptionist, with the key's
+/// message type.
+struct _RegistryApplier {
+    let apply: @Sendable (_ added: [ActorAddress], _ removed: [ActorAddress]) -> Void
+}
+
+/// The cluster node's machinery: membership, links, exports, watches and the registry
+/// gossip, over one NATS connection. `ClusterSystem` is its public face.
+///
+/// Threads: NATS delivers each subscription's frames on its reading thread, in order; the
+/// heartbeat runs on `queue`; refs call in from any thread. Shared state is `state`; effects
+/// (publishing, telling actors, firing watches) run outside its lock.
+final class _ClusterCore: Sendable {
+    let me: ClusterNode
+    let system: ActorSystem
+    let configuration: ClusterConfiguration
+    let connection: NATSConnection
+    let ownsConnection: Bool
+    let subjects: _Subjects
+    let state: LockedValueBox<_CoreState>
+    let queue = DispatchQueue(label: "mailbox.cluster.heartbeat")
+    let memberEvents: Signal<MemberEvent, Never>
+    let memberEventsInput: Signal<MemberEvent, Never>.Observer
+    let membersProperty: MutableProperty<[Member]>
+    private let start = ContinuousClock.now
+    private let resources = LockedValueBox<[any Disposable]>([])
+    let sequenceOffset: Int
+
+    init(me: ClusterNode, system: ActorSystem, configuration: ClusterConfiguration, connection: NATSConnection, ownsConnection: Bool) {
+        self.me = me
+        self.system = system
+        self.configuration = configuration
+        self.connection = connection
+        self.ownsConnection = ownsConnection
+        self.subjects = _Subjects(cluster: configuration.clusterName)
+        self.state = LockedValueBox(_CoreState(membership: _Membership(me: me, settings: configuration.membershipSettings, now: .zero)))
+        (memberEvents, memberEventsInput) = Signal<MemberEvent, Never>.pipe()
+        membersProperty = MutableProperty([Member(node: me, status: .up)])
+        sequenceOffset = _Envelope.sequenceOffset(from: me)
+    }
+
+    /// Time since the node started: the membership's clock.
+    var now: Duration { ContinuousClock.now - start }
+
+    // MARK: Starting and stopping
+
+    /// Subscribes to the node's subjects, starts the heartbeat and says hello.
+    func startUp() throws(NATSError) {
+        let node = try connection.subscribe(to: subjects.node(me)) { [unowned(unsafe) self] message in
+            self.receivedDirected(message)
+        }
+        let members = try connection.subscribe(to: subjects.heartbeats) { [unowned(unsafe) self] message in
+            self.receivedBroadcast(message)
+        }
+        let registries = try connection.subscribe(to: subjects.registries) { [unowned(unsafe) self] message in
+            self.receivedBroadcast(message)
+        }
+        let noResponders = try connection.subscribe(to: subjects.noRespondersWildcard(me)) { [unowned(unsafe) self] message in
+            self.receivedNoResponders(message)
+        }
+        let linkWatch = connection.state.producer.startWithValues { [unowned(unsafe) self] linkState in
+            self.linkChanged(linkState)
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = configuration.heartbeatInterval
+        timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)))
+        timer.setEventHandler { [unowned(unsafe) self] in self.tick() }
+        timer.resume()
+        let timerBox = _DispatchSourceBox(timer)
+        resources.withLockedValue {
+            $0 = [
+                AnyDisposable { node.unsubscribe() }, AnyDisposable { members.unsubscribe() },
+                AnyDisposable { registries.unsubscribe() }, AnyDisposable { noResponders.unsubscribe() },
+                linkWatch, AnyDisposable { timerBox.source.cancel() },
+            ]
+        }
+    }
+
+    /// Leaves in order: tells the others, stops the heartbeat, closes the links (waiting sends
+    /// fail), and the connection if the cluster made it.
+    func shutDown() async {
+        let alreadyDown = state.withLockedValue { state -> Bool in
+            defer { state.isShutDown = true }
+            return state.isShutDown
+        }
+        guard !alreadyDown else { return }
+        publish(.leaving, to: subjects.heartbeats)
+        try? await connection.flush(timeout: .seconds(2))
+        let disposables = resources.withLockedValue { resources -> [any Disposable] in
+            defer { resources = [] }
+            return resources
+        }
+        // The timer's handler may be running: wait for it to finish on its queue.
+        for disposable in disposables { disposable.dispose() }
+        queue.sync {}
+        let (links, exports) = state.withLockedValue { state -> ([_PeerLink], [_Export]) in
+            defer {
+                state.links = [:]
+                state.exports = [:]
+            }
+            return (Array(state.links.values), Array(state.exports.values))
+        }
+        for link in links { link.close() }
+        for export in exports { export.termination?.dispose() }
+        if ownsConnection {
+            connection.close()
+            await connection.closed()
+        }
+    }
+
+    // MARK: Publishing unsequenced frames
+
+    func publish(_ frame: _Frame, to subject: String, replyTo: String? = nil) {
+        let bytes = _Envelope(from: me, sequence: 0, frame: frame).encoded()
+        try? connection.publish(bytes, to: subject, replyTo: replyTo)
+    }
+
+    // MARK: The heartbeat
+
+    func tick() {
+        let now = self.now
+        let (outcome, acks, retired, stalledLinks, registryVersion) = state.withLockedValue { state in
+            state.ticks += 1
+            state.toldDowned = []
+            let outcome = state.membership.tick(at: now)
+            var acks: [(ClusterNode, UInt64)] = []
+            for (node, var link) in state.inbound where link.received > link.acknowledged {
+                link.acknowledged = link.received
+                state.inbound[node] = link
+                acks.append((node, link.received))
+            }
+            // Forget ask reply refs whose ask has completed.
+            var retired: [_WireActor] = []
+            for (actor, export) in state.exports where export.isAsk && export.isCompleted() {
+                retired.append(actor)
+            }
+            for actor in retired { state.exports[actor] = nil }
+            if state.ticks % 64 == 0 {
+                state.interned = state.interned.filter { ($0.value as? any _WeakChecking)?.isAlive ?? false }
+            }
+            return (outcome, acks, retired, Array(state.links.values), state.localRegistryVersion)
+        }
+        _ = retired
+        publish(.heartbeat(status: .up, system: system.name, registryVersion: registryVersion), to: subjects.heartbeats)
+        for (node, sequence) in acks { publish(.ack(sequence: sequence), to: subjects.node(node)) }
+        for link in stalledLinks {
+            if let sequence = link.stalledSequence() { publish(.probe(sequence: sequence), to: link.subject) }
+        }
+        for node in outcome.probes { probe(node) }
+        apply(outcome.events)
+    }
+
+    /// Asks `node` whether it is there (a request on its subject).
+    private func probe(_ node: ClusterNode) {
+        let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
+        let subject = subjects.node(node)
+        let timeout = configuration.probeTimeout
+        Task { [self] in
+            let result: Result<NATSMessage, NATSError>
+            do throws(NATSError) {
+                result = .success(try await connection.request(bytes, to: subject, timeout: timeout))
+            } catch {
+                result = .failure(error)
+            }
+            let now = self.now
+            let events = state.withLockedValue { state -> [MemberEvent] in
+                switch result {
+                case .success: return state.membership.probeAnswered(node, at: now)
+                case let .failure(error) where error.code == .noResponders: return state.membership.probeFoundNoResponders(node, at: now)
+                case let .failure(error) where error.code == .timedOut: return state.membership.probeTimedOut(node, at: now)
+                case .failure: return state.membership.probeTimedOut(node, at: now)
+                }
+            }
+            apply(events)
+        }
+    }
+
+    private func linkChanged(_ linkState: NATSConnectionState) {
+        let now = self.now
+        state.withLockedValue { state in
+            switch linkState {
+            case .connected: state.membership.linkRestored(at: now)
+            case .reconnecting, .connecting, .closed: state.membership.linkLost()
+            }
+        }
+    }
+}
+
+/// A dispatch source shared with a disposable.
+// Dispatch sources synchronise `cancel` themselves (libdispatch's atomics); `source` is a let.
+final class _DispatchSourceBox: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+
+    init(_ source: any DispatchSourceTimer) {
+        self.source = source
+    }
+}
+
+/// A weak box the sweep can ask about.
+protocol _WeakChecking {
+    var isAlive: Bool { get }
+}
+
+extension WeakActorRef: _WeakChecking {
+    var isAlive: Bool { ref != nil }
+}

@@ -1,0 +1,57 @@
+import Mailbox
+
+/// Writes refs inside messages as their address (with the node) and resolves addresses on
+/// arrival. One per encode or decode call: an encode also collects the ask reply refs it
+/// exported, so that the question goes out with a reply subject NATS answers with "no
+/// responders" when the recipient's node is gone.
+final class _RefCoding: ActorRefCoding, Sendable {
+    private unowned(unsafe) let core: _ClusterCore
+    /// The incarnations of the ask reply refs exported by this encode.
+    let exportedAsks = LockedValueBox<[UInt64]>([])
+
+    /// `core` outlives every coding (it is used only inside the core's own calls).
+    init(core: _ClusterCore) {
+        self.core = core
+    }
+
+    func encode<Message: Codable & Sendable>(_ ref: ActorRef<Message>, to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wireAddress(of: ref))
+    }
+
+    func decodeRef<Message: Codable & Sendable>(_ type: Message.Type, from decoder: any Decoder) throws -> ActorRef<Message> {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        return try resolve(text, as: type)
+    }
+
+    func wireAddress<Message: Codable & Sendable>(of ref: ActorRef<Message>) -> String {
+        if ref.address.node != nil { return ref.address.description }
+        let address = core.export(ref)
+        if ref.isAskReply { exportedAsks.withLockedValue { $0.append(address.incarnation) } }
+        return address.description
+    }
+
+    func resolve<Message: Codable & Sendable>(_ text: String, as type: Message.Type) throws -> ActorRef<Message> {
+        guard let address = Self.parse(text) else {
+            throw ClusterWireError("\(text.debugDescription) is not an actor address")
+        }
+        return core.resolve(address, as: type)
+    }
+
+    /// `mailbox://system@name:incarnation-hex/path#incarnation` back into an address.
+    static func parse(_ text: String) -> ActorAddress? {
+        let scheme = "mailbox://"
+        guard text.hasPrefix(scheme), let hash = text.lastIndex(of: "#"),
+              let actorIncarnation = UInt64(text[text.index(after: hash)...]) else { return nil }
+        let body = text[text.index(text.startIndex, offsetBy: scheme.count)..<hash]
+        guard let at = body.firstIndex(of: "@") else { return nil }
+        let system = String(body[..<at])
+        let afterAt = body[body.index(after: at)...]
+        guard let slash = afterAt.firstIndex(of: "/") else { return nil }
+        let nodePart = afterAt[..<slash]
+        guard let colon = nodePart.lastIndex(of: ":"),
+              let nodeIncarnation = UInt64(nodePart[nodePart.index(after: colon)...], radix: 16) else { return nil }
+        let node = ClusterNode(name: String(nodePart[..<colon]), incarnation: nodeIncarnation)
+        return ActorAddress(node: node, system: system, path: String(afterAt[slash...]), incarnation: actorIncarnation)
+    }
+}
