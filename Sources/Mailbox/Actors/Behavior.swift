@@ -143,8 +143,8 @@ public struct Behavior<Message: Sendable> {
 
 /// A behavior's lifecycle handler, in a box of its own. A `Behavior.Kind` payload with a second
 /// generic closure beside the message handler makes the compiler copy and destroy every
-/// behavior through its type metadata, even in code specialised for the message type (about
-/// 100 instructions a copy, several per spawn and per `become`); with the second closure behind
+/// behavior through its type metadata, even in code specialised for the message type (several
+/// copies per spawn and per `become`; see docs/Performance.md); with the second closure behind
 /// a class reference the copies are inline, and a behavior is 8 bytes smaller. The box costs
 /// one allocation per behavior that has a lifecycle handler.
 @usableFromInline

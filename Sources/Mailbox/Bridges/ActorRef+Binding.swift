@@ -1,6 +1,7 @@
 // `ref <~ source`: tell every value of a signal, producer or property to an actor.
 // `@inlinable` so the per-value `tell` is specialised for the message type in the caller's
-// module, like a plain `ref.tell` (unspecialised, a bound value cost 5x a tell).
+// module, like a plain `ref.tell` (unspecialised, a bound value cost far more than a tell;
+// see docs/Performance.md, Bridges).
 
 /// Binds `source` to the actor `target`: every value `source` sends is told to the actor
 /// (`target.tell(value)`), on the thread that sends it, in the order sent.

@@ -1,7 +1,7 @@
 /// The routees of one router and the state of its routing logic. A group router keeps it inside
 /// its actor (used only from its mailbox run, no lock); a pool router under its core's lock.
-/// Either way accesses never overlap, so the `var`s skip the dynamic exclusivity check (it cost
-/// four checks, a third of the routing instructions, per message). `@inlinable` throughout, so
+/// Either way accesses never overlap, so the `var`s skip the dynamic exclusivity check (four
+/// checks per message otherwise; docs/Performance.md, Routing). `@inlinable` throughout, so
 /// that it is specialised for the message type where the router is made.
 @usableFromInline
 final class RouterState<Message: Sendable> {

@@ -68,7 +68,8 @@ public final class Store<State: Sendable, Input: Sendable>: Sendable, BindingTar
     ///   - effects: Side effects run after each input; see the type's documentation.
     /// - Throws: What `ActorSystem.spawn` throws (invalid or duplicate name, shutting down).
     // `@inlinable`, with the behavior: the store's actor runs specialised for `State` and
-    // `Input` in the caller's module (unspecialised, a dispatch cost 20 times a message).
+    // `Input` in the caller's module (unspecialised, a dispatch was mostly generic metadata
+    // look-ups; docs/Performance.md has the figures).
     @inlinable
     public init(
         system: ActorSystem,

@@ -130,7 +130,8 @@ final class _SignalCore<Value, Error: Swift.Error>: _SignalCoreBase {
     /// Always inlined, so that the common case — snapshot current, nothing pending, nothing
     /// queued — is one flags load, the delivery loop and two predictable branches inside
     /// `Observer.send(value:)` and a property's `set`, with nothing carried past the unlock
-    /// (left to the optimiser, `stream-pipe` took ~7 % more instructions per value).
+    /// (left to the optimiser, `stream-pipe` took more instructions per value; see
+    /// docs/Performance.md).
     @inlinable @inline(__always)
     func deliverAndUnlock(_ value: Value) {
         if flags.load(ordering: .sequentiallyConsistent) != 0, !refreshOrTerminateWhileSending() { return }
@@ -650,7 +651,7 @@ final class _ObserverRemoval<Value, Error: Swift.Error>: Disposable {
 /// The status of a signal core. Not generic: a failure's error, the only generic payload a
 /// pending terminal event can have, is boxed (the rare path), so destroying a status never
 /// needs generic metadata — the core's deinit is not specialised, and looking up the metadata
-/// of a generic status there was ~10 % of a producer start.
+/// of a generic status there was paid by every producer start (see docs/Performance.md).
 @usableFromInline
 enum _SignalStatus {
     case alive

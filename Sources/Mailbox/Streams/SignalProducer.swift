@@ -279,7 +279,7 @@ final class _ProducerInterrupter<Value, Error: Swift.Error>: Disposable {
     /// `input.sendInterrupted()`, formed where `Value` and `Error` are concrete (this init is
     /// inlined into specialised code), so `dispose()` — reached through `any Disposable`, an
     /// unspecialised witness — runs specialised code and looks up no generic metadata
-    /// (`Event<Value, Error>`'s cost ~1,300 instructions per interrupt).
+    /// (`Event<Value, Error>`'s, on every interrupt; see docs/Performance.md).
     @usableFromInline
     let interrupt: @Sendable (Signal<Value, Error>.Observer) -> Void
 

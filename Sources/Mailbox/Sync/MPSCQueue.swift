@@ -229,7 +229,7 @@ struct MPSCQueueBlock<Element>: ~Copyable {
     /// Whether `malloc`'s alignment (16 bytes on every platform we build for) is enough: then
     /// blocks come from `malloc` directly. `UnsafeMutableRawPointer.allocate` goes through the
     /// runtime's aligned allocation (`posix_memalign` on Linux) even for default alignment,
-    /// which costs several hundred instructions more per block, and one block per actor.
+    /// which costs more per block, and every actor has one (see docs/Performance.md).
     @inlinable
     static var usesMalloc: Bool { blockAlignment <= 16 }
 
@@ -329,7 +329,7 @@ struct MPSCQueueTail<Element>: ~Copyable {
     /// The first block, allocating and publishing it if no producer has yet. Called by a
     /// producer that read `tailBlock` as `nil` after taking its index. Inlinable (specialised
     /// for `Element`) although it is a slow path: it runs once per actor, on its first message,
-    /// and generic code would look up the block's type metadata (about 550 instructions).
+    /// and generic code would look up the block's type metadata on every call.
     @inlinable
     @inline(never)
     func publishFirstBlock() -> Block.Pointer {
@@ -359,8 +359,8 @@ struct MPSCQueueTail<Element>: ~Copyable {
     func findBlock(holding index: Int, from start: Block.Pointer) -> Block.Pointer {
         var block = start
         // Checking whether a block is fully written reads all its slots; while a preempted
-        // producer pins `tailBlock`, every walker paying for that check cost 20% of the mpsc
-        // benchmark. One position in 8 checks: the tail still moves within 8 enqueues of the
+        // producer pins `tailBlock`, every walker paid for that check (docs/Performance.md has
+        // the profile). One position in 8 checks: the tail still moves within 8 enqueues of the
         // block being written, and the others go straight to the `jump` shortcut.
         var mayMoveTail = index & 7 == 0
         while index &- block.pointee.start >= block.pointee.capacity {

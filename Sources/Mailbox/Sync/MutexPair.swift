@@ -18,7 +18,7 @@ struct MutexPair {
     @inlinable
     init() {
         // `malloc` (whose alignment suits a mutex) rather than `allocate(capacity:)`, which
-        // went through `posix_memalign` here, about twice the cost.
+        // went through the slower `posix_memalign` here (see docs/Performance.md).
         guard let memory = malloc(2 * MemoryLayout<pthread_mutex_t>.stride) else {
             fatalError("out of memory allocating two mutexes")
         }

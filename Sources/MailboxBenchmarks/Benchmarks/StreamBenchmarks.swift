@@ -3,9 +3,8 @@ import Synchronization
 
 // Stream benchmarks (Signal, SignalProducer, operators, Property). Each is measured against a
 // plain-closure baseline doing the same work by direct calls through opaque closures, in the
-// same process, alternating rounds (see `interleavedMedians`). ReactiveSwift 7.2.1 on this
-// machine class measured ~580 ns/event (pipe -> map -> filter -> observer), ~500 ns per
-// MutableProperty set, ~3,600 ns per producer start, ~4,000 ns per flatMap(.latest) inner.
+// same process, alternating rounds (see `interleavedMedians`). What ReactiveSwift 7.2.1 costs
+// for the same shapes on this machine class is in docs/Performance.md (Streams).
 
 extension BenchmarkRegistry {
     static let streams: [Benchmark] = [

@@ -8,7 +8,7 @@ extension ActorCell {
     /// Inlinable, like the rest of an actor's common lifecycle (start, `become`, stop,
     /// termination): specialised where the actor is spawned, it runs without the generic
     /// metadata look-ups that unspecialised code makes for every `Behavior<Message>` it touches
-    /// (a third of a spawn's instructions, measured; see docs/Performance.md).
+    /// (the largest single cost of a spawn before they were inlinable; see docs/Performance.md).
     @inlinable
     func runSystemMessages() -> Int {
         var handled = 0

@@ -49,7 +49,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     /// Unmanaged: `customScheduler` holds a pool given in `Props`, the system holds its own. A
     /// strong (or even an `unowned(unsafe)`) reference is retained and released on every
     /// activation, and the pool's reference count is one cache line that every worker would
-    /// then write: measured, 25–30 % of a 2-core `pingpong-pairs` went into that retain.
+    /// then write (measured on two cores with `pingpong-pairs`: see docs/Performance.md).
     @usableFromInline
     let poolReference: Unmanaged<PoolScheduler>?
 
@@ -83,7 +83,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     // MARK: Consumer only (touched only inside a mailbox run)
     //
     // Exclusivity is not checked at run time for these: one mailbox run at a time is the
-    // invariant that makes every access exclusive (and checking costs ~10% of a message).
+    // invariant that makes every access exclusive (checks cost every message: docs/Performance.md).
 
     /// The current behavior. Assign through `install(_:)`, which keeps `receiveHandler` in step.
     @usableFromInline

@@ -1,7 +1,7 @@
 /// What an actor's context keeps beyond the cell: children, watches, the stash, timers, message
 /// adapters and the idle hook. Most actors (leaves that only handle messages) never need any of
 /// it, so the cell creates it on first use (`ActorCell.contextState()`) rather than with every
-/// actor: that is one allocation and about 140 bytes less per idle actor.
+/// actor: that is one allocation less per idle actor (its bytes are in docs/Performance.md).
 ///
 /// Not thread-safe: touched only inside the actor's mailbox run, like the rest of the cell's
 /// consumer state (the idle hook is set before the cell is published, and only read after).
