@@ -17,17 +17,21 @@ extension _ClusterCore {
     }
 
     private func nodeGone(_ node: ClusterNode, reason: String) {
-        let (link, watches, registry) = state.withLockedValue { state -> (_PeerLink?, [Set<RemoteWatcher>], _RemoteRegistry?) in
+        let (link, watches, registry, asks) = state.withLockedValue { state -> (_PeerLink?, [Set<RemoteWatcher>], _RemoteRegistry?, [_Export]) in
             let link = state.links.removeValue(forKey: node)
+            // Questions in flight to the node: no answer will come.
+            let askKeys = state.exports.compactMap { $0.value.destination == node ? $0.key : nil }
+            let asks = askKeys.compactMap { state.exports.removeValue(forKey: $0) }
             state.inbound[node] = nil
             let keys = state.remoteWatches.keys.filter { $0.node == node }
             let watches = keys.compactMap { state.remoteWatches.removeValue(forKey: $0) }
             for actor in Array(state.exports.keys) where state.exports[actor]!.watchers.contains(node) {
                 state.exports[actor]!.watchers.remove(node)
             }
-            return (link, watches, state.registries.removeValue(forKey: node))
+            return (link, watches, state.registries.removeValue(forKey: node), asks)
         }
         link?.close()
+        for ask in asks { ask.failAsk(.recipientTerminated) }
         let error = ClusterNodeDownError(node: node, reason: reason)
         for watchers in watches {
             for watcher in watchers { watcher.terminated(failure: error) }

@@ -48,6 +48,11 @@ extension _ClusterCore {
         }
         let bytes = _Envelope(from: me, sequence: 0, frame: .message(recipient: endpoint.recipient, manifest: entry.wireManifest, payload: payload[...])).encoded()
         let asks = coding.exportedAsks.withLockedValue { $0 }
+        if !asks.isEmpty {
+            state.withLockedValue { state in
+                for ask in asks { state.exports[_WireActor(path: Self.askPath, incarnation: ask)]?.destination = endpoint.link.node }
+            }
+        }
         return .ready(_Prepared(bytes: bytes, sequenceOffset: sequenceOffset, replyTo: asks.first.map { subjects.noResponders(me, ask: $0) }))
     }
 

@@ -13,6 +13,8 @@ struct _Export {
     let isAsk: Bool
     let isCompleted: @Sendable () -> Bool
     let failAsk: @Sendable (DeadLetter.Reason) -> Void
+    /// For an ask's reply ref: the node the question went to (the ask fails when it goes).
+    var destination: ClusterNode?
     /// The death watch that retires the export (actors only).
     var termination: (any Disposable)?
     /// Nodes that watch the actor.
