@@ -29,6 +29,8 @@ public struct ClusterConfiguration: Sendable {
     public var settle: Duration = .seconds(3)
     /// Time-out of a probe.
     public var probeTimeout: Duration = .milliseconds(500)
+    /// Time-out of a call to a `distributed actor` on another node.
+    public var callTimeout: Duration = .seconds(10)
     /// Messages to one node sent and not yet acknowledged by it: past this `tell` drops (and
     /// counts), `send` suspends.
     public var outboundWindow = 65_536

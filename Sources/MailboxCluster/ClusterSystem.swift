@@ -1,3 +1,4 @@
+import Distributed
 import Mailbox
 import MailboxNATS
 

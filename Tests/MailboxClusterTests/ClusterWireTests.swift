@@ -20,6 +20,8 @@ struct ClusterWireTests {
         .heartbeat(status: .leaving, system: "", registryVersion: 0),
         .registry(version: 3, system: "shop", entries: [_RegistryEntry(key: "workers", actor: actor), _RegistryEntry(key: "", actor: actor)]),
         .registry(version: 0, system: "shop", entries: []),
+        .call(actor: actor, target: "$s4main7GreeterC5greetyS2SYaKFTE", generics: ["Si", "SS"], arguments: [[1, 2][...], [][...]]),
+        .call(actor: actor, target: "", generics: [], arguments: []),
     ]
 
     @Test("every frame kind survives encoding, with its sender and sequence number")

@@ -121,3 +121,42 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension ActorAddress: Codable {
+    /// An address reads back from its `description`: `mailbox://system/path#incarnation`, or
+    /// `mailbox://system@node:incarnation-hex/path#incarnation` for an actor on a cluster node.
+    public init?(parsing text: String) {
+        let scheme = "mailbox://"
+        guard text.hasPrefix(scheme), let hash = text.lastIndex(of: "#"),
+              let actorIncarnation = UInt64(text[text.index(after: hash)...]) else { return nil }
+        let body = text[text.index(text.startIndex, offsetBy: scheme.count)..<hash]
+        guard let slash = body.firstIndex(of: "/") else { return nil }
+        let authority = body[..<slash], path = String(body[slash...])
+        guard let at = authority.firstIndex(of: "@") else {
+            self.init(node: nil, system: String(authority), path: path, incarnation: actorIncarnation)
+            return
+        }
+        let nodePart = authority[authority.index(after: at)...]
+        guard let colon = nodePart.lastIndex(of: ":"),
+              let nodeIncarnation = UInt64(nodePart[nodePart.index(after: colon)...], radix: 16) else { return nil }
+        let node = ClusterNode(name: String(nodePart[..<colon]), incarnation: nodeIncarnation)
+        self.init(node: node, system: String(authority[..<at]), path: path, incarnation: actorIncarnation)
+    }
+
+    /// Encodes as the `description` string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    /// Decodes the `description` string.
+    /// - Throws: `DecodingError.dataCorrupted` when the string is no address.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let address = ActorAddress(parsing: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text.debugDescription) is not an actor address")
+        }
+        self = address
+    }
+}

@@ -14,9 +14,16 @@ extension _ClusterCore {
             return
         }
         let from = envelope.from
-        if case .ping = envelope.frame {
+        switch envelope.frame {
+        case .ping:
             if message.replyTo != nil { try? connection.respond(to: message, with: []) }
             return
+        case let .call(actor, target, generics, arguments):
+            guard message.replyTo != nil else { return }
+            received(call: actor, target: target, generics: generics, arguments: arguments, reply: message)
+            return
+        default:
+            break
         }
         // Sequence accounting for frames in the link's order.
         let admission = state.withLockedValue { state -> _Admission in
@@ -78,7 +85,7 @@ extension _ClusterCore {
             thisNodeWasDowned(by: from)
         case .registry, .registryRequest:
             receivedRegistryFrame(envelope)
-        case .heartbeat, .leaving, .ping:
+        case .heartbeat, .leaving, .ping, .call:
             receivedBroadcastFrame(envelope)
         }
     }

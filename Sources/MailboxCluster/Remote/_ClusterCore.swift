@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Mailbox
 import MailboxNATS
 
@@ -93,6 +94,9 @@ final class _ClusterCore: Sendable {
     private let start = ContinuousClock.now
     private let resources = LockedValueBox<[any Disposable]>([])
     let sequenceOffset: Int
+    /// This node's distributed actors, by ID (weakly), and the counter of their IDs.
+    let distributedActors = LockedValueBox<[ActorAddress: _WeakDistributedActor]>([:])
+    let distributedIDs = Atomic<UInt64>(0)
 
     init(me: ClusterNode, system: ActorSystem, configuration: ClusterConfiguration, connection: NATSConnection, ownsConnection: Bool) {
         self.me = me

@@ -38,20 +38,9 @@ final class _RefCoding: ActorRefCoding, Sendable {
         return core.resolve(address, as: type)
     }
 
-    /// `mailbox://system@name:incarnation-hex/path#incarnation` back into an address.
+    /// A cluster address (one with a node) back from its text.
     static func parse(_ text: String) -> ActorAddress? {
-        let scheme = "mailbox://"
-        guard text.hasPrefix(scheme), let hash = text.lastIndex(of: "#"),
-              let actorIncarnation = UInt64(text[text.index(after: hash)...]) else { return nil }
-        let body = text[text.index(text.startIndex, offsetBy: scheme.count)..<hash]
-        guard let at = body.firstIndex(of: "@") else { return nil }
-        let system = String(body[..<at])
-        let afterAt = body[body.index(after: at)...]
-        guard let slash = afterAt.firstIndex(of: "/") else { return nil }
-        let nodePart = afterAt[..<slash]
-        guard let colon = nodePart.lastIndex(of: ":"),
-              let nodeIncarnation = UInt64(nodePart[nodePart.index(after: colon)...], radix: 16) else { return nil }
-        let node = ClusterNode(name: String(nodePart[..<colon]), incarnation: nodeIncarnation)
-        return ActorAddress(node: node, system: system, path: String(afterAt[slash...]), incarnation: actorIncarnation)
+        guard let address = ActorAddress(parsing: text), address.node != nil else { return nil }
+        return address
     }
 }

@@ -39,6 +39,9 @@ enum _Frame: Equatable, Sendable {
     case registry(version: UInt64, system: String, entries: [_RegistryEntry])
     /// The sender lacks the receiver's newest registry: send it.
     case registryRequest
+    /// A `distributed func` call on the receiver's distributed actor `actor` (a NATS request:
+    /// the result goes to its reply subject).
+    case call(actor: _WireActor, target: String, generics: [String], arguments: [ArraySlice<UInt8>])
 
     var kind: UInt8 {
         switch self {
@@ -54,6 +57,7 @@ enum _Frame: Equatable, Sendable {
         case .leaving: 10
         case .registry: 11
         case .registryRequest: 12
+        case .call: 13
         }
     }
 
@@ -109,6 +113,13 @@ struct _Envelope: Equatable, Sendable {
             writer.u8(status.wireValue)
             writer.string(system)
             writer.u64(registryVersion)
+        case let .call(actor, target, generics, arguments):
+            writer.actor(actor)
+            writer.string(target)
+            writer.u32(UInt32(generics.count))
+            for generic in generics { writer.string(generic) }
+            writer.u32(UInt32(arguments.count))
+            for argument in arguments { writer.run(argument) }
         case let .registry(version, system, entries):
             writer.u64(version)
             writer.string(system)
@@ -175,6 +186,18 @@ struct _Envelope: Equatable, Sendable {
             frame = .registry(version: version, system: system, entries: entries)
         case 12:
             frame = .registryRequest
+        case 13:
+            let actor = try reader.actor()
+            let target = try reader.string()
+            let genericCount = Int(try reader.u32())
+            guard genericCount <= (bytes.count - reader.offset) / 4 else { throw ClusterWireError("\(genericCount) generic substitutions in \(bytes.count) bytes") }
+            var generics: [String] = []
+            for _ in 0..<genericCount { generics.append(try reader.string()) }
+            let argumentCount = Int(try reader.u32())
+            guard argumentCount <= (bytes.count - reader.offset) / 4 else { throw ClusterWireError("\(argumentCount) arguments in \(bytes.count) bytes") }
+            var arguments: [ArraySlice<UInt8>] = []
+            for _ in 0..<argumentCount { arguments.append(try reader.run()) }
+            frame = .call(actor: actor, target: target, generics: generics, arguments: arguments)
         default:
             throw ClusterWireError("unknown frame kind \(kind)")
         }
