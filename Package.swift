@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "calculator", targets: ["CalculatorApp"]),
         .executable(name: "chat-server", targets: ["ChatServerApp"]),
         .executable(name: "chat-bench", targets: ["ChatBench"]),
+        .executable(name: "cluster-node", targets: ["ClusterNode"]),
     ],
     targets: [
         .target(
@@ -96,6 +97,14 @@ let package = Package(
             name: "ChatBench",
             path: "Samples/ChatServer/Bench",
             exclude: ["README.md", "compare.sh"],
+            swiftSettings: strictSettings
+        ),
+        // Samples/ClusterNode: one node of a cluster driven by commands on standard input (the
+        // cluster guide's two-node walk-through, and the multi-process tests).
+        .executableTarget(
+            name: "ClusterNode",
+            dependencies: ["Mailbox", "MailboxCluster", "MailboxNATS"],
+            path: "Samples/ClusterNode",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -12,8 +12,9 @@
 #      JetStream), waiting until each has its 2 routes;
 #   3. makes the Python peer's virtual environment (Tests/Integration/nats/venv.sh; if that fails,
 #      says why and goes on without it);
-#   4. exports the MAILBOX_NATS_* variables below and runs the command (default:
-#      swift test --skip-build --filter 'NATS|Net'), killed after $MAILBOX_NATS_TIMEOUT seconds
+#   4. builds the cluster-node sample (release) for the multi-process cluster tests, exports the
+#      MAILBOX_NATS_* variables below and MAILBOX_CLUSTER_NODE, and runs the command (default:
+#      swift test --skip-build --filter 'NATS|Net|Cluster'), killed after $MAILBOX_NATS_TIMEOUT seconds
 #      when that is set (default: 1800 for the default command, no limit for a given one);
 #   5. stops every server (the pids in the pid files too, so a server a test restarted is stopped)
 #      and removes the temporary directory (--keep or MAILBOX_NATS_KEEP=1 keep it, for the logs).
@@ -37,6 +38,7 @@
 #   with --cluster, comma-separated, in the same order:
 #   MAILBOX_NATS_CLUSTER_URLS, MAILBOX_NATS_CLUSTER_MONITOR_URLS, MAILBOX_NATS_CLUSTER_PID_FILES,
 #   MAILBOX_NATS_CLUSTER_CONFIGS
+#   MAILBOX_CLUSTER_NODE        the release build of the cluster-node sample (unset if it did not build)
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -49,13 +51,13 @@ while [[ $# -gt 0 ]]; do
         --cluster) CLUSTER=1; shift ;;
         --keep) KEEP=1; shift ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
         *) break ;;
     esac
 done
 DEFAULT_COMMAND=0
 if [[ $# -eq 0 ]]; then
-    set -- swift test --skip-build --filter 'NATS|Net'
+    set -- swift test --skip-build --filter 'NATS|Net|Cluster'
     DEFAULT_COMMAND=1
 fi
 
@@ -332,7 +334,16 @@ else
 fi
 
 # --------------------------------------------------------------------------- 4. the command
-env | grep '^MAILBOX_NATS_' | sort | sed 's/^/   /' >&2
+# The cluster tests start several cluster-node processes; a release build keeps the million-tell
+# scenario to seconds.
+if swift build -c release --product cluster-node >"$ROOT/.build/cluster-node-build.log" 2>&1; then
+    export MAILBOX_CLUSTER_NODE="$(swift build -c release --show-bin-path)/cluster-node"
+else
+    say "cluster-node did not build (its multi-process tests skip); the build log ends with:"
+    tail -20 "$ROOT/.build/cluster-node-build.log" >&2
+    unset MAILBOX_CLUSTER_NODE
+fi
+env | grep '^MAILBOX_NATS_\|^MAILBOX_CLUSTER_' | sort | sed 's/^/   /' >&2
 LIMIT="${MAILBOX_NATS_TIMEOUT:-}"
 [[ -z "$LIMIT" && $DEFAULT_COMMAND -eq 1 ]] && LIMIT=1800
 echo "== $*"

@@ -243,6 +243,25 @@ public final class PeerProcess: @unchecked Sendable {
         await lines.wait(timeout: timeout) { $0.contains(line) }
     }
 
+    /// Waits until the process printed a line that starts with `prefix`; returns it.
+    public func waitForLine(startingWith prefix: String, after count: Int = 0, timeout: TimeInterval = 30) async -> String? {
+        let found = await lines.wait(timeout: timeout) { $0.dropFirst(count).contains { $0.hasPrefix(prefix) } }
+        return found ? lines.all.dropFirst(count).first { $0.hasPrefix(prefix) } : nil
+    }
+
+    /// Writes `line` to the process's standard input.
+    public func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// The process's id (for signals).
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Sends `signal` to the process.
+    public func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
     /// Closes its standard input and waits for it to exit; returns its status.
     public func finish() -> Int32 {
         try? input.fileHandleForWriting.close()
