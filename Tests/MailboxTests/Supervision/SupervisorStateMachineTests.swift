@@ -155,18 +155,9 @@ struct SupervisorStateMachineTests {
         }
     }
 
-    /// What an event does in a state: crash, or an action (described) and the state after it.
-    enum Outcome: Equatable, CustomStringConvertible {
-        case crash
-        case transition(action: String, state: String)
-
-        var description: String {
-            switch self {
-            case .crash: "crash"
-            case let .transition(action, state): "\(action) → \(state)"
-            }
-        }
-    }
+    /// What an event does in a state: crash, or an action (described) and the state after it
+    /// (the restart state machine's table says it the same way).
+    typealias Outcome = RestartStateMachineTests.Outcome
 
     // MARK: The table
 
