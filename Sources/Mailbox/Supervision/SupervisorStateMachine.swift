@@ -36,9 +36,10 @@
 ///   behavior reports at once, in the same handler).
 /// - `countingRestart`: a restart is planned; only `restartCounted(admitted:)` can happen (the
 ///   behavior counts it in the shared intensity window at once, in the same handler).
-/// - `shutDown` (past the intensity) and `failed` (a child it had to start could not be
-///   spawned: the supervisor itself fails): final. Every event does nothing more; a message is
-///   a dead letter.
+/// - `shutDown` (past the intensity: the supervisor has told itself to shut down) and `failed`
+///   (a child it had to start could not be spawned: the handler throws, and the supervisor's
+///   own supervision decides): final. A child's event does nothing more; a message, should one
+///   still be handed over, is a dead letter.
 ///
 /// Illegal transitions are runtime bugs, caught by `preconditionFailure` naming the state and
 /// the event. Events that can legitimately arrive late (an acknowledgement nobody waits for, a
