@@ -80,7 +80,8 @@ let package = Package(
         ),
         // Samples/ChatServer: an IRC server on Mailbox actors. The protocol and the server's actors
         // (on MailboxNet's sockets) in a library the tests can import; the executable `chat-server`;
-        // the load generator `chat-bench` (plain sockets, no dependency on the server's code).
+        // the load generator `chat-bench` (plain sockets, no dependency on the server's code; it
+        // takes only the runtime's lock box).
         .target(
             name: "ChatServerCore",
             dependencies: ["Mailbox", "MailboxNet"],
@@ -95,6 +96,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ChatBench",
+            dependencies: ["Mailbox"],   // for its one value box, LockedValueBox
             path: "Samples/ChatServer/Bench",
             exclude: ["README.md", "compare.sh"],
             swiftSettings: strictSettings

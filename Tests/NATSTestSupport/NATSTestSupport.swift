@@ -274,21 +274,21 @@ public final class PeerProcess: @unchecked Sendable {
     }
 }
 
-/// Bytes of a stream not yet ended by a newline.
-// Safe: `bytes` is touched only with `lock` held.
-public final class LockedBytes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
+/// Bytes of a stream not yet ended by a newline, in the package's value box.
+public struct LockedBytes: Sendable {
+    private let bytes = LockedValueBox<[UInt8]>([])
+
+    public init() {}
 
     public func appendAndSplitLines(_ more: [UInt8]) -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        bytes += more
-        var lines: [String] = []
-        while let newline = bytes.firstIndex(of: 10) {
-            lines.append(String(decoding: bytes[..<newline], as: UTF8.self))
-            bytes.removeSubrange(...newline)
+        bytes.withLockedValue { bytes in
+            bytes += more
+            var lines: [String] = []
+            while let newline = bytes.firstIndex(of: 10) {
+                lines.append(String(decoding: bytes[..<newline], as: UTF8.self))
+                bytes.removeSubrange(...newline)
+            }
+            return lines
         }
-        return lines
     }
 }

@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import Synchronization
+import struct Mailbox.LockedValueBox
 
 /// The benchmark modes (`chat-bench <mode>`).
 enum Mode: String, Sendable, CaseIterable {
@@ -87,7 +88,7 @@ final class Shared: Sendable {
     /// CLOCK_MONOTONIC ns of the delivery that completed the run (0 if none did).
     let completedNs = Atomic<UInt64>(0)
     let gate = PThreadGate()
-    let firstError = LockedBox<String?>(nil)
+    let firstError = LockedValueBox<String?>(nil)
     let needReady: Int
     let expected: Int
 
@@ -98,7 +99,7 @@ final class Shared: Sendable {
 
     /// Records the first error text of the run (later ones are only counted).
     func noteError(_ text: String) {
-        firstError.withValue { if $0 == nil { $0 = text } }
+        firstError.withLockedValue { if $0 == nil { $0 = text } }
     }
 
     func fail(_ text: String) {

@@ -79,21 +79,6 @@ final class PThreadGate: @unchecked Sendable {
     }
 }
 
-/// A value shared between threads behind a pthread mutex.
-///
-/// Thread-safe; `withValue` runs its body with the mutex held (do not block in it).
-// Safe: `value` is only read or written inside `gate.locked`.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let gate = PThreadGate()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withValue<T>(_ body: (inout Value) -> T) -> T {
-        gate.locked { body(&value) }
-    }
-}
-
 /// A joinable OS thread running a `@Sendable` closure (a few workers, not one per client).
 final class WorkerThread {
     private var thread: pthread_t

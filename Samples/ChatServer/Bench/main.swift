@@ -9,6 +9,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import struct Mailbox.LockedValueBox
 
 let usage = """
 usage: chat-bench <burst|paced|slow-consumer|idle> [options]
@@ -235,7 +236,7 @@ func main() -> Int32 {
     // Workers, each with a wake pipe.
     var wakeWriters: [Int32] = []
     var workers: [WorkerThread] = []
-    let results = LockedBox<[WorkerResult]>([])
+    let results = LockedValueBox<[WorkerResult]>([])
     for w in 0..<threads {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { usageExit("pipe: \(errnoText())") }
@@ -246,7 +247,7 @@ func main() -> Int32 {
         let verbose = o.verbose
         workers.append(WorkerThread {
             let r = runWorker(index: w, plan: plan, shared: shared, wakeFd: readEnd, verbose: verbose)
-            results.withValue { $0.append(r) }
+            results.withLockedValue { $0.append(r) }
         })
     }
     func wakeAll() {
@@ -307,7 +308,7 @@ func main() -> Int32 {
     var allLatencies: [UInt64] = []
     var slowQuit = Set<Int>()
     var slowClosed = Set<Int>()
-    for r in results.withValue({ $0 }) {
+    for r in results.withLockedValue({ $0 }) {
         merged.unique += r.unique
         merged.duplicated += r.duplicated
         merged.reordered += r.reordered
@@ -330,7 +331,7 @@ func main() -> Int32 {
         guard let a = cpuStart, let b = cpuEnd else { return nil }
         return b - a
     }()
-    let firstError = shared.firstError.withValue { $0 }
+    let firstError = shared.firstError.withLockedValue { $0 }
 
     var ok = setupOK && lost == 0 && merged.duplicated == 0 && merged.reordered == 0 && merged.disconnected == 0
     if mode == .idle { ok = setupOK && readyCount == clients }

@@ -14,7 +14,7 @@ public final class Action<Input, Output, Error: Swift.Error> {
     private let execute: @Sendable (Any, Input) -> SignalProducer<Output, Error>
     private let stateValue: @Sendable () -> (Any, Bool)
     private let executing = MutableProperty(false)
-    private let state = _Locked(false)
+    private let state = LockedValueBox(false)
     private let eventsObserver: Signal<Event<Output, Error>, Never>.Observer
     private let disabledErrorsObserver: Signal<(), Never>.Observer
     private let token: Lifetime.Token
@@ -97,7 +97,7 @@ public final class Action<Input, Output, Error: Swift.Error> {
                 return
             }
             let (value, enabled) = self.stateValue()
-            let started = self.state.withLock { isRunning -> Bool in
+            let started = self.state.withLockedValue { isRunning -> Bool in
                 guard enabled, !isRunning else { return false }
                 isRunning = true
                 return true
@@ -111,7 +111,7 @@ public final class Action<Input, Output, Error: Swift.Error> {
             let eventsObserver = self.eventsObserver
             let finish: @Sendable () -> Void = { [weak self] in
                 guard let self else { return }
-                self.state.withLock { $0 = false }
+                self.state.withLockedValue { $0 = false }
                 self.executing.value = false
             }
             // As in ReactiveSwift: each event goes to the attempt's observer, then to `events`;
@@ -146,5 +146,5 @@ extension SignalProducer where Error == Never {
 }
 
 // Every stored property is an immutable reference to a thread-safe object; the only mutable
-// state, "a run is under way", is in `state` (a `_Locked`).
+// state, "a run is under way", is in `state` (a `LockedValueBox`).
 extension Action: @unchecked Sendable {}

@@ -89,7 +89,7 @@ public final class Property<Value>: PropertyProtocol {
     /// when they complete; and when the core is torn down because nothing can observe it any
     /// more (see `Signal`), the run is interrupted and the whole chain goes.
     init(unsafeProducer producer: SignalProducer<Value, Never>) {
-        let holder = _Locked<_PropertyBox<Value>?>(nil)
+        let holder = _Locked<_PropertyBox<Value>?>(locking: nil)
         let run = producer.start { event in
             switch event {
             case let .value(value):

@@ -128,9 +128,9 @@ extension SignalProducer where Value: Sendable {
         let run = SerialDisposable()
         let result: Result<Value?, Error> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value?, Error>, Never>) in
-                let resumed = _Locked(false)
+                let resumed = LockedValueBox(false)
                 let resume: @Sendable (Result<Value?, Error>) -> Void = { result in
-                    let first = resumed.withLock { done -> Bool in
+                    let first = resumed.withLockedValue { done -> Bool in
                         defer { done = true }
                         return !done
                     }

@@ -229,7 +229,7 @@ final class _ValidatingStorage<Value, ValidationError: Swift.Error>: Sendable {
     private let validator: @Sendable (Value) -> ValidatingProperty<Value, ValidationError>.Decision
     private let write: @Sendable (Value) -> Void
     /// Protected by its lock; never held while user code runs.
-    private let state = _Locked(State())
+    private let state = _Locked(locking: State())
 
     init(
         initial: Result,

@@ -78,6 +78,12 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
 
 /// A mutual-exclusion lock over a `pthread_mutex_t` (one allocation, shared by copies).
 ///
+/// A different kind from `LockedValueBox`, kept for what a box cannot do: it guards no value of
+/// its own but an object's several fields, can be taken and released in different calls
+/// (`lock()`/`unlock()`), waited on with a condition variable (`mutex`), and asked whether the
+/// calling thread holds it (`lockUnlessHeldByCurrentThread()`). Where state fits in one value,
+/// use `LockedValueBox`.
+///
 /// Access is closure-scoped (`withLock`), so a lock is never left held by an early return or a
 /// throw. Not recursive: locking it again on the thread that holds it is undefined behaviour
 /// (an error-checking mutex in debug builds).

@@ -10,6 +10,10 @@ import Darwin
 /// core's send and state locks). Not reference-counted, so using one costs no retain/release:
 /// the owner calls `deallocate()` exactly once, from its deinit, when no thread can reach the
 /// mutexes any more. The first one supports `lockUnlessHeldByCurrentThread()`.
+///
+/// A different kind from `Lock` and `LockedValueBox`, kept for the hot path: one allocation and
+/// no retain/release for two locks that live exactly as long as their owner, a signal's core,
+/// on every event sent.
 @usableFromInline
 struct MutexPair {
     @usableFromInline

@@ -1,3 +1,5 @@
+import Mailbox
+
 /// The error a failpoint throws when its `FaultPlan` says so: names the point, the hit and the
 /// plan's seed, so a failure found in a randomised run can be traced and replayed.
 public struct InjectedFault: Error, Sendable, Hashable, CustomStringConvertible {
@@ -49,7 +51,7 @@ public final class FaultInjector: Sendable {
     }
 
     /// Protected by its lock.
-    private let state = _Locked(State())
+    private let state = LockedValueBox(State())
 
     /// An injector applying `plan`.
     public init(plan: FaultPlan) {
@@ -73,7 +75,7 @@ public final class FaultInjector: Sendable {
     /// Counts a hit of `point` and returns its number and the plan's effect for it, if any (a
     /// fired effect of any kind is recorded as an injected fault).
     public func hit(_ point: String) -> (hit: Int, effect: FaultEffect?) {
-        state.withLock { state in
+        state.withLockedValue { state in
             let hit = state.hits[point, default: 0] + 1
             state.hits[point] = hit
             let effect = plan.effect(atHit: hit, of: point)
@@ -87,16 +89,16 @@ public final class FaultInjector: Sendable {
 
     /// How many times `point` has been hit.
     public func hits(_ point: String) -> Int {
-        state.withLock { $0.hits[point, default: 0] }
+        state.withLockedValue { $0.hits[point, default: 0] }
     }
 
     /// How many faults have been injected at `point`.
     public func failures(_ point: String) -> Int {
-        state.withLock { $0.failures[point, default: 0] }
+        state.withLockedValue { $0.failures[point, default: 0] }
     }
 
     /// Every fault injected so far, in the order injected.
     public var injected: [InjectedFault] {
-        state.withLock { $0.injected }
+        state.withLockedValue { $0.injected }
     }
 }

@@ -46,7 +46,7 @@ public final class FaultyScheduler: DateScheduler {
     }
 
     /// Protected by its lock.
-    private let state = _Locked(State())
+    private let state = LockedValueBox(State())
 
     /// Wraps `base`, applying `plan`'s rules for `point`.
     public init(wrapping base: any DateScheduler, plan: FaultPlan = FaultPlan(), point: String = FaultPlan.scheduler) {
@@ -59,11 +59,11 @@ public final class FaultyScheduler: DateScheduler {
     public var currentDate: Date { base.currentDate }
 
     /// Actions forwarded without delay so far.
-    public var forwardedCount: Int { state.withLock { $0.forwarded } }
+    public var forwardedCount: Int { state.withLockedValue { $0.forwarded } }
     /// Actions delayed by a `.delay` rule so far.
-    public var delayedCount: Int { state.withLock { $0.delayed } }
+    public var delayedCount: Int { state.withLockedValue { $0.delayed } }
     /// Actions held back by a stall so far.
-    public var heldBackCount: Int { state.withLock { $0.heldBack } }
+    public var heldBackCount: Int { state.withLockedValue { $0.heldBack } }
 
     /// Stalls the scheduler from now for `duration` of the wrapped scheduler's time: every
     /// action scheduled until then is held back and released, in order, when it ends. A stall
@@ -71,13 +71,13 @@ public final class FaultyScheduler: DateScheduler {
     public func stall(for duration: Duration) {
         precondition(duration >= .zero, "a stall cannot be negative (\(duration))")
         let end = base.currentDate.addingTimeInterval(Double(duration.nanosecondsValue) / 1e9)
-        state.withLock { $0.stallEnd = max($0.stallEnd ?? end, end) }
+        state.withLockedValue { $0.stallEnd = max($0.stallEnd ?? end, end) }
     }
 
     /// Whether a stall is on now.
     public var isStalled: Bool {
         let now = base.currentDate
-        return state.withLock { state in state.stallEnd.map { now < $0 } ?? false }
+        return state.withLockedValue { state in state.stallEnd.map { now < $0 } ?? false }
     }
 
     /// Forwards `action` at once, unless the plan delays it or a stall holds it back.
@@ -124,7 +124,7 @@ public final class FaultyScheduler: DateScheduler {
     private func forward(after when: When?, action: @escaping @Sendable () -> Void) -> (any Disposable)? {
         let now = base.currentDate
         let (_, effect) = injector.hit(point)
-        let plan: Plan = state.withLock { state in
+        let plan: Plan = state.withLockedValue { state in
             if let stall = effect?.stall {
                 let end = now.addingTimeInterval(Double(stall.nanosecondsValue) / 1e9)
                 state.stallEnd = max(state.stallEnd ?? end, end)

@@ -46,7 +46,7 @@ public final class TestProbe<Message: Sendable>: Sendable {
 
     private let inbox: _ProbeInbox<Message>
     /// Watcher actors, by watched actor; protected by its lock.
-    private let watchers = _Locked([AnyActorRef: ActorRef<_WatcherMessage>]())
+    private let watchers = LockedValueBox([AnyActorRef: ActorRef<_WatcherMessage>]())
 
     /// The default time an expectation waits.
     public static var defaultTimeout: Duration { .seconds(3) }
@@ -171,7 +171,7 @@ public final class TestProbe<Message: Sendable>: Sendable {
     /// - Throws: `ActorSystemError` if the system is shutting down.
     public func watch<Other: Sendable>(_ ref: ActorRef<Other>) throws {
         let key = ref.asAny
-        try watchers.withLock { watchers in
+        try watchers.withLockedValue { watchers in
             guard watchers[key] == nil else { return }
             let inbox = self.inbox
             let watcher = try system.spawnAnonymous(Behavior<_WatcherMessage>.setup { context in
@@ -198,14 +198,14 @@ public final class TestProbe<Message: Sendable>: Sendable {
         guard found != nil else {
             throw failure(.timedOut, expected: "\(ref.path) to terminate", received: [], waited: waited)
         }
-        _ = watchers.withLock { $0.removeValue(forKey: key) }
+        _ = watchers.withLockedValue { $0.removeValue(forKey: key) }
     }
 
     /// Stops the probe's actor and its watchers. On virtual time they stop when the scheduler
     /// next runs. Idempotent.
     public func stop() {
         ref.stopFromOutside()
-        let watching = watchers.withLock { watchers in
+        let watching = watchers.withLockedValue { watchers in
             defer { watchers.removeAll() }
             return Array(watchers.values)
         }

@@ -8,10 +8,10 @@ struct InjectedFailure: Error, Equatable {}
 
 /// A switch a test flips to make one command or channel request fail. Thread-safety: a lock.
 final class FaultSwitch: Sendable {
-    private let armed = Locked<Set<String>>([])
-    func arm(_ point: String) { armed.withLock { _ = $0.insert(point) } }
+    private let armed = LockedValueBox<Set<String>>([])
+    func arm(_ point: String) { armed.withLockedValue { _ = $0.insert(point) } }
     func check(_ point: String) throws {
-        if armed.withLock({ $0.remove(point) != nil }) { throw InjectedFailure() }
+        if armed.withLockedValue({ $0.remove(point) != nil }) { throw InjectedFailure() }
     }
 }
 
@@ -20,9 +20,9 @@ struct FaultTests {
     @Test func crashingSession_closesOnlyItsConnection_clientSeesError_channelsSeeOneQuit() async throws {
         let faults = FaultSwitch()
         let harness = try ServerHarness { configuration in configuration.faultHook = { try faults.check($0) } }
-        let recorded = Locked<[ChatServerEvent]>([])
+        let recorded = LockedValueBox<[ChatServerEvent]>([])
         harness.server.events.observeValues { event in
-            if case .failed = event { recorded.withLock { $0.append(event) } }
+            if case .failed = event { recorded.withLockedValue { $0.append(event) } }
         }
         let alice = harness.client("alice", in: "#a", "#b")
         let bob = harness.client("bob", in: "#a", "#b", others: [alice])
@@ -32,7 +32,7 @@ struct FaultTests {
         #expect(alice.isClosed)
         #expect(alice.take().last == "ERROR :Closing Link: 127.0.0.1 (Internal error)")
         #expect(bob.take() == [":alice!~user@127.0.0.1 PRIVMSG #a :before", ":alice!~user@127.0.0.1 QUIT :Internal error"])
-        #expect(recorded.withLock { $0.count } == 1)
+        #expect(recorded.withLockedValue { $0.count } == 1)
         // The server goes on: the nick is free, the channels work.
         let carol = harness.client("alice", in: "#a", others: [bob])
         carol.type("PRIVMSG #a :back")

@@ -18,7 +18,7 @@ final class FakeConnection: ClientConnection {
 
     let id: UInt64
     let peerHost: String
-    private let state = Locked(State())
+    private let state = LockedValueBox(State())
 
     init(id: UInt64, host: String = "127.0.0.1") {
         self.id = id
@@ -27,7 +27,7 @@ final class FakeConnection: ClientConnection {
 
     func open(sendQueueLimit: Int, farewell: [UInt8]?, onRead: @escaping @Sendable ([UInt8]) -> Void,
               onClose: @escaping @Sendable (TCPConnection.CloseReason) -> Void) {
-        state.withLock {
+        state.withLockedValue {
             $0.onRead = onRead
             $0.onClose = onClose
             $0.sendQueueLimit = sendQueueLimit
@@ -35,7 +35,7 @@ final class FakeConnection: ClientConnection {
     }
 
     func send(_ bytes: [UInt8]) -> TCPConnection.SendResult {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.closed else { return .closed }
             state.output += bytes
             return .queued
@@ -43,7 +43,7 @@ final class FakeConnection: ClientConnection {
     }
 
     func closeGracefully(final: [UInt8]?) {
-        let onClose = state.withLock { state -> (@Sendable (TCPConnection.CloseReason) -> Void)? in
+        let onClose = state.withLockedValue { state -> (@Sendable (TCPConnection.CloseReason) -> Void)? in
             guard !state.closed else { return nil }
             state.output += final ?? []
             state.closed = true
@@ -52,24 +52,24 @@ final class FakeConnection: ClientConnection {
         onClose?(.closedLocally)
     }
 
-    func pauseReading() { state.withLock { $0.paused = true } }
-    func resumeReading() { state.withLock { $0.paused = false } }
+    func pauseReading() { state.withLockedValue { $0.paused = true } }
+    func resumeReading() { state.withLockedValue { $0.paused = false } }
 
     /// The client sends `text` (lines joined with CRLF, one added at the end).
     func type(_ lines: String...) {
-        let onRead = state.withLock { $0.onRead }
+        let onRead = state.withLockedValue { $0.onRead }
         onRead?(Array((lines.joined(separator: "\r\n") + "\r\n").utf8))
     }
 
     /// The client sends raw bytes.
     func typeBytes(_ bytes: [UInt8]) {
-        let onRead = state.withLock { $0.onRead }
+        let onRead = state.withLockedValue { $0.onRead }
         onRead?(bytes)
     }
 
     /// The connection ends from the client's side.
     func disconnect(_ reason: TCPConnection.CloseReason = .peerClosed) {
-        let onClose = state.withLock { state -> (@Sendable (TCPConnection.CloseReason) -> Void)? in
+        let onClose = state.withLockedValue { state -> (@Sendable (TCPConnection.CloseReason) -> Void)? in
             guard !state.closed else { return nil }
             state.closed = true
             return state.onClose
@@ -79,15 +79,15 @@ final class FakeConnection: ClientConnection {
 
     /// The lines the server sent since the last call (without CRLF).
     func take() -> [String] {
-        let bytes = state.withLock { state -> [UInt8] in
+        let bytes = state.withLockedValue { state -> [UInt8] in
             defer { state.output.removeAll() }
             return state.output
         }
         return String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
     }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
-    var isPaused: Bool { state.withLock { $0.paused } }
+    var isClosed: Bool { state.withLockedValue { $0.closed } }
+    var isPaused: Bool { state.withLockedValue { $0.paused } }
 }
 
 /// A chat server on virtual time, with in-memory clients.

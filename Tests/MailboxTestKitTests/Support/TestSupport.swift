@@ -1,29 +1,20 @@
 import Foundation
 import Mailbox
 
-/// A value behind an `NSLock`, for recording what actions did from any thread.
-final class Recorded<Value>: @unchecked Sendable {
-    // `value` is only reachable through `withLock`, which holds `lock` (an NSLock).
-    private let lock = NSLock()
-    /// Protected by `lock`.
-    private var value: Value
+/// The tests' name for the package's one value box, for recording what actions did from any
+/// thread.
+typealias Recorded<Value> = LockedValueBox<Value>
 
-    init(_ value: Value) {
-        self.value = value
+extension LockedValueBox {
+    /// `withLockedValue`, as the tests spell it.
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        try withLockedValue(body)
     }
 
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
+    var snapshot: Value { withLockedValue { $0 } }
 
-    var snapshot: Value { withLock { $0 } }
-}
-
-extension Recorded {
     func append<Element>(_ element: Element) where Value == [Element] {
-        withLock { $0.append(element) }
+        withLockedValue { $0.append(element) }
     }
 }
 

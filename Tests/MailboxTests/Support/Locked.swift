@@ -1,47 +1,35 @@
-import Foundation
+@testable import Mailbox
 
-/// A value behind an `NSLock`, for recording what actions did from any thread.
-///
-/// Deliberately built on Foundation rather than on Mailbox's own `Lock`, so that a broken lock
-/// in the library cannot hide itself by breaking the tests' bookkeeping too.
-final class Locked<Value> {
-    private let lock = NSLock()
-    /// Protected by `lock`.
-    private var value: Value
+/// The tests' name for the package's one value box, for recording what actions did from any
+/// thread; the members below are the tests' shorthands.
+typealias Locked<Value> = LockedValueBox<Value>
 
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+extension LockedValueBox {
+    /// `withLockedValue`, as the tests spell it.
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        try withLockedValue(body)
     }
 
     /// A copy of the value, read under the lock.
     var snapshot: Value {
-        withLock { $0 }
+        withLockedValue { $0 }
     }
 }
 
-// `value` is only reachable through `withLock`, which holds `lock` (an NSLock).
-extension Locked: @unchecked Sendable where Value: Sendable {}
-
-extension Locked where Value == Int {
+extension LockedValueBox where Value == Int {
     /// Adds one and returns the new value.
     @discardableResult
     func increment() -> Int {
-        withLock { value in
+        withLockedValue { value in
             value += 1
             return value
         }
     }
 }
 
-extension Locked {
+extension LockedValueBox {
     /// Appends `element` to a locked array.
     func append<Element>(_ element: Element) where Value == [Element] {
-        withLock { $0.append(element) }
+        withLockedValue { $0.append(element) }
     }
 }

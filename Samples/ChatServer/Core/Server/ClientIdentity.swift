@@ -31,14 +31,14 @@ struct ClientIdentity: Sendable {
 ///
 /// Thread-safety: `claim` is called by several channel actors at once; `seen` is behind a lock.
 final class DeliverOnce: Sendable {
-    private let seen: Locked<Set<UInt64>>
+    private let seen: LockedValueBox<Set<UInt64>>
 
     init(excluding ids: Set<UInt64> = []) {
-        seen = Locked(ids)
+        seen = LockedValueBox(ids)
     }
 
     /// True the first time it is called with `id`.
     func claim(_ id: UInt64) -> Bool {
-        seen.withLock { $0.insert(id).inserted }
+        seen.withLockedValue { $0.insert(id).inserted }
     }
 }

@@ -23,9 +23,9 @@ enum Listener {
     /// reach the caller); a restart binds the same host and port again.
     static func behavior(server: ServerContext, first: TCPListener, address: SocketAddress,
                          sessions: ActorRef<SessionManagerMessage>) -> Behavior<ListenerMessage> {
-        let firstSocket = Locked<TCPListener?>(first)
+        let firstSocket = LockedValueBox<TCPListener?>(first)
         return Behavior<ListenerMessage>.supervise(.setup { context in
-            let socket = try firstSocket.withLock { $0.take() } ?? TCPListener(host: server.configuration.host, port: address.port)
+            let socket = try firstSocket.withLockedValue { $0.take() } ?? TCPListener(host: server.configuration.host, port: address.port)
             let myself = context.myself
             socket.startAccepting { result in
                 switch result {

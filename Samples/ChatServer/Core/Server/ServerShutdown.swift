@@ -23,7 +23,7 @@ final class ServerShutdown: Sendable {
     private let sessions: ActorRef<SessionManagerMessage>
     private let tracker: ConnectionTracker
     private let failureObservation: (any Disposable)?
-    private let state = Locked(State())
+    private let state = LockedValueBox(State())
 
     init(context: ServerContext, sessions: ActorRef<SessionManagerMessage>, tracker: ConnectionTracker,
          failureObservation: (any Disposable)?) {
@@ -36,7 +36,7 @@ final class ServerShutdown: Sendable {
     /// The listener to stop at `unbind()`; one that is spawned after the shutdown began is
     /// stopped at once.
     func listenerStarted(_ listener: ActorRef<ListenerMessage>) {
-        let unbound = state.withLock { state -> Bool in
+        let unbound = state.withLockedValue { state -> Bool in
             if state.announced { return true }
             state.listener = listener
             return false
@@ -61,7 +61,7 @@ final class ServerShutdown: Sendable {
     /// Step 1: stop accepting. Returns once the listening socket is closed (or the listener did
     /// not answer within 5 s: it may be waiting out a restart back-off).
     func unbind() async {
-        let (first, listener) = state.withLock { state -> (Bool, ActorRef<ListenerMessage>?) in
+        let (first, listener) = state.withLockedValue { state -> (Bool, ActorRef<ListenerMessage>?) in
             defer { state.listener = nil }
             return (announce(&state), state.listener)
         }
@@ -73,7 +73,7 @@ final class ServerShutdown: Sendable {
     /// Step 2: tell every client and wait until every connection is closed, at most `timeout`
     /// (`nil`: until the task is cancelled).
     func closeSessions(timeout: Duration?) async {
-        let (first, tell) = state.withLock { state -> (Bool, Bool) in
+        let (first, tell) = state.withLockedValue { state -> (Bool, Bool) in
             defer { state.sessionsTold = true }
             return (announce(&state), !state.sessionsTold)
         }

@@ -18,14 +18,14 @@ final class ConnectionTracker: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let state = Locked(State())
+    private let state = LockedValueBox(State())
 
     func opened() {
-        state.withLock { $0.open += 1 }
+        state.withLockedValue { $0.open += 1 }
     }
 
     func closed() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.open -= 1
             guard state.open == 0 else { return [] }
             defer { state.waiters.removeAll() }
@@ -34,17 +34,17 @@ final class ConnectionTracker: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    var openCount: Int { state.withLock { $0.open } }
+    var openCount: Int { state.withLockedValue { $0.open } }
 
     /// Returns once no connection is open, or once the task is cancelled.
     func waitUntilAllClosed() async {
-        let id = state.withLock { state -> UInt64 in
+        let id = state.withLockedValue { state -> UInt64 in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Bool in
+                let ready = state.withLockedValue { state -> Bool in
                     if state.open == 0 || Task.isCancelled { return true }
                     state.waiters[id] = continuation
                     return false
@@ -52,7 +52,7 @@ final class ConnectionTracker: Sendable {
                 if ready { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

@@ -41,7 +41,7 @@ final class InputGate: Sendable {
         var held = false
     }
 
-    private let state = Locked(State())
+    private let state = LockedValueBox(State())
     private let connection: any ClientConnection
     private let limit: Int
 
@@ -52,7 +52,7 @@ final class InputGate: Sendable {
 
     /// The connection read `count` bytes (not yet handled by the session).
     func received(_ count: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.inFlight += count
             if state.inFlight > limit && !state.paused {
                 state.paused = true
@@ -63,7 +63,7 @@ final class InputGate: Sendable {
 
     /// The session handled `count` bytes.
     func handled(_ count: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.inFlight -= count
             resumeIfPossible(&state)
         }
@@ -71,7 +71,7 @@ final class InputGate: Sendable {
 
     /// The session holds commands it has not run yet (`true`) or has caught up (`false`).
     func hold(_ held: Bool) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.held != held else { return }
             state.held = held
             if held && !state.paused {

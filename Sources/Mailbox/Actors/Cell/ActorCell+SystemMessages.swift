@@ -106,6 +106,8 @@ extension ActorCell {
             restartStopFromParent(thenStart: true)
         case let .restartStepDone(child, setupFailure):
             managedChildStepDone(child, setupFailure: setupFailure)
+        case let .intensityExceeded(error):
+            shutDownAfterExceedingIntensity(error)
         }
     }
 }

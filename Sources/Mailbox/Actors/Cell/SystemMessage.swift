@@ -33,6 +33,9 @@ enum SystemMessage {
     /// To a `Supervisor`: a child finished a `restartStop` or `restartStart` (or its first
     /// start), with the error its `setup` threw, if it threw (its failure follows).
     case restartStepDone(AnyTarget, setupFailure: (any Error)?)
+    /// From a `Supervisor` to itself: it exceeded its restart intensity; shut down (see
+    /// `ActorCell.shutDownAfterExceedingIntensity`).
+    case intensityExceeded(SupervisorIntensityError)
 }
 
 /// How a child ended, as its parent hears of it (with `childTerminated`).

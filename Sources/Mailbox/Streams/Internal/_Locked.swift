@@ -1,29 +1,24 @@
-/// State of a multi-input operator, behind its own lock.
+/// The state of a stream operator behind a lock: the package's one value box,
+/// `LockedValueBox`, carried across threads as the stream contracts allow (`_Carried`).
 ///
-/// Like `LockedValueBox`, but `Sendable` whatever `State` is: operators keep values of any
-/// `Value` type in it, and hand them on only as the stream contracts allow.
+/// Why not a plain `LockedValueBox`: the box is `Sendable` only when its value is, and an
+/// operator's state holds `Value`s of any type, captured by `@Sendable` observers. The state is
+/// reachable only inside `withLock`, under the box's mutex, and the values leave it only as a
+/// signal hands on its values (serial delivery, no recursive sends) — which is what `_Carried`
+/// stands for.
 @usableFromInline
-final class _Locked<State> {
-    @usableFromInline
-    let lock = Lock()
+typealias _Locked<State> = _Carried<LockedValueBox<State>>
 
-    /// Protected by `lock` (so no dynamic exclusivity check is needed on each access).
-    @usableFromInline @exclusivity(unchecked)
-    var value: State
-
+extension _Carried {
+    /// A new box holding `state`.
     @inlinable
-    init(_ value: State) {
-        self.value = value
+    init<State>(locking state: State) where T == LockedValueBox<State> {
+        self.init(LockedValueBox(state))
     }
 
-    /// Runs `body` with the state, holding the lock.
+    /// Runs `body` with the state, holding the box's lock (`LockedValueBox.withLockedValue`).
     @inlinable
-    func withLock<R>(_ body: (inout State) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+    func withLock<State, R>(_ body: (inout State) -> R) -> R where T == LockedValueBox<State> {
+        value.withLockedValue(body)
     }
 }
-
-// `value` is only reachable through `withLock`, which holds `lock`.
-extension _Locked: @unchecked Sendable {}

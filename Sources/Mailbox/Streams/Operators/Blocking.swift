@@ -18,7 +18,7 @@ extension SignalProducer {
     ///   if it failed; `nil` otherwise (no value, more than one, or interrupted).
     public func single() -> Result<Value, Error>? {
         let semaphore = DispatchSemaphore(value: 0)
-        let result = _Locked<(values: [Value], outcome: Result<Value, Error>?)>(([], nil))
+        let result = _Locked<(values: [Value], outcome: Result<Value, Error>?)>(locking: ([], nil))
         let disposable = take(first: 2).start { event in
             switch event {
             case let .value(value):

@@ -170,7 +170,7 @@ extension Signal {
     /// sent one are dropped. Terminates with this signal.
     public func withLatest<U>(from samplee: Signal<U, Never>) -> Signal<(Value, U), Error> {
         Signal<(Value, U), Error> { downstream, lifetime in
-            let latest = _Locked<U?>(nil)
+            let latest = _Locked<U?>(locking: nil)
             lifetime += samplee.observe { event in
                 if case let .value(value) = event { latest.withLock { $0 = value } }
             }

@@ -37,7 +37,7 @@ final class _FlattenCoordinator<Value, Error: Swift.Error>: Sendable {
     @usableFromInline
     let disposables = CompositeDisposable()
     @usableFromInline
-    let state = _Locked(State())
+    let state = _Locked(locking: State())
     /// `.latest`: `state.current`, also readable without the lock (written under it), so a
     /// value from an inner run is checked with one atomic load.
     @usableFromInline

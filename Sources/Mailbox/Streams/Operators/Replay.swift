@@ -22,7 +22,7 @@ final class _ReplayCoordinator<Value, Error: Swift.Error>: Sendable {
     }
 
     let capacity: Int
-    let state = _Locked(State())
+    let state = _Locked(locking: State())
 
     init(capacity: Int) {
         self.capacity = capacity

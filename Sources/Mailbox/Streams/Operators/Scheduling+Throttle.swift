@@ -9,7 +9,7 @@ extension Signal {
     /// are sent on `scheduler` at once. Terminal events are forwarded on `scheduler`.
     public func throttle<P: PropertyProtocol>(while shouldThrottle: P, on scheduler: any Scheduler) -> Signal<Value, Error> where P.Value == Bool {
         Signal { downstream, lifetime in
-            let state = _Locked<(isThrottling: Bool, pending: Value?)>((false, nil))
+            let state = _Locked<(isThrottling: Bool, pending: Value?)>(locking: (false, nil))
             let send: @Sendable (Event) -> Void = { event in
                 let carried = _Carried(event)
                 scheduler.schedule { downstream.send(carried.value) }
@@ -43,7 +43,7 @@ extension Signal {
     /// - Precondition: `interval` is positive (the scheduler's repeating-action precondition).
     public func collect(every interval: DispatchTimeInterval, on scheduler: any DateScheduler, skipEmpty: Bool = false, discardWhenCompleted: Bool = true) -> Signal<[Value], Error> {
         Signal<[Value], Error> { downstream, lifetime in
-            let collected = _Locked<[Value]>([])
+            let collected = _Locked<[Value]>(locking: [])
             let first = scheduler.currentDate.addingTimeInterval(Double(interval.nanoseconds) / 1e9)
             lifetime += scheduler.schedule(after: first, interval: interval, leeway: .nanoseconds(0)) {
                 let values = collected.withLock { values -> [Value] in

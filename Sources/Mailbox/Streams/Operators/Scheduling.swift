@@ -65,7 +65,7 @@ extension Signal {
     public func throttle(_ interval: TimeInterval, on scheduler: any DateScheduler) -> Signal<Value, Error> {
         precondition(interval >= 0, "throttle requires a non-negative interval, not \(interval)")
         return Signal { downstream, lifetime in
-            let state = _Locked(_ThrottleState<Value>())
+            let state = _Locked(locking: _ThrottleState<Value>())
             lifetime += self.observe { event in
                 guard case let .value(value) = event else {
                     let carried = _Carried(event)
@@ -133,7 +133,7 @@ extension Signal {
     public func debounce(_ interval: TimeInterval, on scheduler: any DateScheduler, discardWhenCompleted: Bool = true) -> Signal<Value, Error> {
         precondition(interval >= 0, "debounce requires a non-negative interval, not \(interval)")
         return Signal { downstream, lifetime in
-            let pending = _Locked(_DebounceState<Value>())
+            let pending = _Locked(locking: _DebounceState<Value>())
             lifetime += self.observe { event in
                 switch event {
                 case let .value(value):
@@ -197,7 +197,7 @@ extension Signal {
     /// events follow on `scheduler`.
     public func lazyMap<U>(on scheduler: any Scheduler, transform: @escaping @Sendable (Value) -> U) -> Signal<U, Error> {
         Signal<U, Error> { downstream, lifetime in
-            let pending = _Locked<(value: Value?, isScheduled: Bool)>((nil, false))
+            let pending = _Locked<(value: Value?, isScheduled: Bool)>(locking: (nil, false))
             lifetime += self.observe { event in
                 guard case let .value(value) = event else {
                     let carried = _Carried(event)
