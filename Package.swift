@@ -60,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MailboxBenchmarks",
-            dependencies: ["Mailbox", "MailboxNATS"],
+            dependencies: ["Mailbox", "MailboxNATS", "MailboxCluster"],
             path: "Sources/MailboxBenchmarks",
             swiftSettings: strictSettings
         ),

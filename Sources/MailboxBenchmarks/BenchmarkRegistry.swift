@@ -4,7 +4,7 @@
 /// with one `static let` array; adding a benchmark to an existing family is a change to that
 /// file only. A new family adds its file and one term here.
 enum BenchmarkRegistry {
-    static let all: [Benchmark] = mpsc + schedulers + actors + supervision + streams + bridges + routing + nats
+    static let all: [Benchmark] = mpsc + schedulers + actors + supervision + streams + bridges + routing + nats + cluster
 
     /// The benchmark called `name`, if there is one.
     static func benchmark(named name: String) -> Benchmark? {

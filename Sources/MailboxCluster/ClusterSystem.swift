@@ -47,7 +47,11 @@ public final class ClusterSystem: Sendable {
     public var memberEvents: Signal<MemberEvent, Never> { core.memberEvents }
 
     /// Counters of the node's traffic.
-    public var statistics: ClusterStatistics { core.state.withLockedValue { $0.statistics } }
+    public var statistics: ClusterStatistics {
+        var statistics = core.state.withLockedValue { $0.statistics }
+        statistics.sentMessages = core.sentMessages.load(ordering: .relaxed)
+        return statistics
+    }
 
     private init(core: _ClusterCore) {
         self.core = core

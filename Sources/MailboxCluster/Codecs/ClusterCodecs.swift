@@ -70,6 +70,8 @@ public struct ClusterCodecs: Sendable {
     struct Entry: Sendable {
         let manifest: String
         let version: Int
+        /// `manifest@version`, as the wire carries it.
+        let wireManifest: String
         let aliases: Set<String>
         let encode: @Sendable (any Sendable, ClusterCodingContext) throws -> [UInt8]
         let decode: @Sendable (ArraySlice<UInt8>, Int, ClusterCodingContext) throws -> any Sendable
@@ -94,7 +96,7 @@ public struct ClusterCodecs: Sendable {
     ) {
         precondition(!manifest.isEmpty && !manifest.contains("@"), "a manifest is a non-empty name without '@'")
         entries[ObjectIdentifier(type)] = Entry(
-            manifest: manifest, version: version, aliases: aliases,
+            manifest: manifest, version: version, wireManifest: "\(manifest)@\(version)", aliases: aliases,
             encode: { message, context in try codec.encode(message as! Message, context: context) },
             decode: { bytes, version, context in try codec.decode(bytes, version: version, context: context) })
     }
@@ -112,19 +114,24 @@ public struct ClusterCodecs: Sendable {
     static func defaultEntry<Message: Codable & Sendable>(for type: Message.Type) -> Entry {
         let codec = JSONMessageCodec<Message>()
         return Entry(
-            manifest: String(reflecting: type), version: 1, aliases: [],
+            manifest: String(reflecting: type), version: 1, wireManifest: "\(String(reflecting: type))@1", aliases: [],
             encode: { message, context in try codec.encode(message as! Message, context: context) },
             decode: { bytes, version, context in try codec.decode(bytes, version: version, context: context) })
     }
 }
 
 extension ClusterCodecs.Entry {
-    /// `manifest@version`, as the wire carries it.
-    var wireManifest: String { "\(manifest)@\(version)" }
-
     /// Decodes a message sent under `wireManifest` for a recipient of this entry's type, or
     /// says why not.
     func decodeMessage(_ payload: ArraySlice<UInt8>, wireManifest sent: String, context: ClusterCodingContext) -> _Decoded {
+        // The common case: a sender with the same registration.
+        if sent == wireManifest {
+            do {
+                return .message(try decode(payload, version, context))
+            } catch {
+                return .refused(.notUnderstood("'\(sent)' could not be decoded: \(error)"))
+            }
+        }
         let (name, version) = Self.split(sent)
         guard name == manifest || aliases.contains(name) else {
             return .refused(.notUnderstood("manifest '\(name)' is not the recipient's type '\(manifest)'"))

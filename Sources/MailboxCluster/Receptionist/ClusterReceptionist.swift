@@ -11,9 +11,8 @@ import Mailbox
 /// Only this node's own actors are announced to the others: registering a remote ref lists
 /// it here only. Thread-safety: any thread.
 public final class ClusterReceptionist: Sendable {
-    private unowned(unsafe) let core: _ClusterCore
+    private let core: _ClusterCore
 
-    /// Owned by its `ClusterSystem`, which outlives it.
     init(core: _ClusterCore) {
         self.core = core
     }
@@ -26,8 +25,8 @@ public final class ClusterReceptionist: Sendable {
         let address = core.export(ref)
         let actor = _WireActor(path: address.path, incarnation: address.incarnation)
         core.changeLocalRegistry(key: key.id, actor: actor, add: true)
-        ref.whenTerminatedDisposable { [core] _ in
-            core.changeLocalRegistry(key: key.id, actor: actor, add: false)
+        ref.whenTerminatedDisposable { [weak core] _ in
+            core?.changeLocalRegistry(key: key.id, actor: actor, add: false)
         }
     }
 

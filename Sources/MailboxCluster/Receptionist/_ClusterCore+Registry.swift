@@ -56,7 +56,8 @@ extension _ClusterCore {
     /// Makes sure remote registrations of `key` reach the local receptionist with their type,
     /// listing those already known.
     func installApplier<Message: Codable & Sendable>(for key: ServiceKey<Message>) {
-        let applier = _RegistryApplier { [unowned(unsafe) self] added, removed in
+        let applier = _RegistryApplier { [weak self] added, removed in
+            guard let self else { return }
             for address in added { self.system.receptionist.register(self.resolve(address, as: Message.self), with: key) }
             for address in removed { self.system.receptionist.deregister(self.resolve(address, as: Message.self), from: key) }
         }

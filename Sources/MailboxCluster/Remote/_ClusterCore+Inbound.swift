@@ -30,7 +30,7 @@ extension _ClusterCore {
             if state.membership.isDowned(from) {
                 return state.toldDowned.insert(from).inserted ? .tellDowned : .ignore
             }
-            guard envelope.frame.isSequenced else { return .accept(ack: nil) }
+            guard envelope.frame.isSequenced else { return .accept(ack: nil, export: nil) }
             var link = state.inbound[from, default: _InboundLink()]
             let sequence = envelope.sequence
             guard sequence > link.received else {
@@ -46,7 +46,12 @@ extension _ClusterCore {
             }
             state.inbound[from] = link
             state.statistics.receivedMessages += 1
-            return .accept(ack: ack)
+            // A message's recipient, found in the same lock (an ask takes one reply).
+            guard case let .message(recipient, _, _) = envelope.frame, let export = state.exports[recipient] else {
+                return .accept(ack: ack, export: nil)
+            }
+            if export.isAsk { state.exports[recipient] = nil }
+            return .accept(ack: ack, export: export)
         }
         switch admission {
         case .ignore:
@@ -54,12 +59,17 @@ extension _ClusterCore {
         case .tellDowned:
             publish(.downed, to: subjects.node(from))
             return
-        case let .accept(ack):
+        case let .accept(ack, export):
             if let ack { publish(.ack(sequence: ack), to: subjects.node(from)) }
+            if let export, case let .message(_, manifest, payload) = envelope.frame {
+                export.deliver(manifest, payload, from)
+                return
+            }
         }
         switch envelope.frame {
         case let .message(recipient, manifest, payload):
-            deliver(payload, manifest: manifest, to: recipient, from: from)
+            // No export: the recipient is gone (or was never exported here).
+            undeliverable(payload, manifest: manifest, to: recipient, from: from)
         case let .watch(watched, _):
             remoteWatchArrived(of: watched, from: from)
         case let .unwatch(watched, _):
@@ -148,21 +158,11 @@ extension _ClusterCore {
 
     // MARK: Delivering
 
-    private func deliver(_ payload: ArraySlice<UInt8>, manifest: String, to recipient: _WireActor, from: ClusterNode) {
-        let export = state.withLockedValue { state -> _Export? in
-            guard let export = state.exports[recipient] else { return nil }
-            // An ask takes one reply.
-            if export.isAsk { state.exports[recipient] = nil }
-            return export
-        }
-        guard let export else {
-            system.publishUndeliveredMessage(
-                UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from),
-                to: ActorAddress(node: me, system: system.name, path: recipient.path, incarnation: recipient.incarnation),
-                reason: recipient.path.hasPrefix("/temp/") ? .lateReply : .recipientTerminated)
-            return
-        }
-        export.deliver(manifest, payload, from)
+    private func undeliverable(_ payload: ArraySlice<UInt8>, manifest: String, to recipient: _WireActor, from: ClusterNode) {
+        system.publishUndeliveredMessage(
+            UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from),
+            to: ActorAddress(node: me, system: system.name, path: recipient.path, incarnation: recipient.incarnation),
+            reason: recipient.path.hasPrefix("/temp/") ? .lateReply : .recipientTerminated)
     }
 
     /// `from` watches this node's `watched`: remember it, or answer at once if it is gone.
@@ -180,7 +180,7 @@ extension _ClusterCore {
 
 /// Whether a directed frame is taken in.
 enum _Admission {
-    case accept(ack: UInt64?)
+    case accept(ack: UInt64?, export: _Export?)
     case ignore
     case tellDowned
 }

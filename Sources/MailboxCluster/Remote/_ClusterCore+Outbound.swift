@@ -1,5 +1,6 @@
 import Mailbox
 import MailboxNATS
+import Synchronization
 
 extension _ClusterCore {
     /// The path of every ask's reply ref (`AskPromise`); its incarnation tells them apart.
@@ -37,7 +38,7 @@ extension _ClusterCore {
             return .refused(.recipientTerminated)
         }
         let coding = _RefCoding(core: self)
-        let entry = configuration.codecs.entry(for: Message.self)
+        let entry = endpoint.codec
         let payload: [UInt8]
         do {
             payload = try entry.encode(message, ClusterCodingContext(refCoding: coding))
@@ -60,7 +61,7 @@ extension _ClusterCore {
     func finish<Message: Sendable>(_ message: Message, for endpoint: _RemoteEndpoint<some Sendable>, outcome: _PeerLink.Outcome) -> TellResult {
         switch outcome {
         case .sent:
-            state.withLockedValue { $0.statistics.sentMessages += 1 }
+            sentMessages.add(1, ordering: .relaxed)
             return .enqueued
         case .full:
             state.withLockedValue { $0.statistics.outboundDrops += 1 }
@@ -78,13 +79,15 @@ extension _ClusterCore {
     func export<Message: Codable & Sendable>(_ ref: ActorRef<Message>) -> ActorAddress {
         let wire = _WireActor(path: ref.address.path, incarnation: ref.address.incarnation)
         let isAsk = ref.isAskReply
-        let entry = configuration.codecs.entry(for: Message.self)
         let system = self.system
+        if state.withLockedValue({ $0.exports[wire] != nil || $0.isShutDown }) { return ref.address.on(me) }
+        let entry = configuration.codecs.entry(for: Message.self)
         let isNew = state.withLockedValue { state -> Bool in
             guard state.exports[wire] == nil, !state.isShutDown else { return false }
             state.exports[wire] = _Export(
                 ref: ref,
-                deliver: { [unowned(unsafe) self] manifest, payload, from in
+                deliver: { [weak self] manifest, payload, from in
+                    guard let self else { return }
                     let context = ClusterCodingContext(refCoding: _RefCoding(core: self))
                     switch entry.decodeMessage(payload, wireManifest: manifest, context: context) {
                     case let .message(message):
@@ -100,8 +103,8 @@ extension _ClusterCore {
             return true
         }
         if isNew, !isAsk {
-            let termination = ref.whenTerminatedDisposable { [unowned(unsafe) self] failure in
-                self.exportedActorTerminated(wire, failure: failure)
+            let termination = ref.whenTerminatedDisposable { [weak self] failure in
+                self?.exportedActorTerminated(wire, failure: failure)
             }
             let keep = state.withLockedValue { state -> Bool in
                 guard state.exports[wire] != nil else { return false }

@@ -4,8 +4,9 @@ import Mailbox
 import MailboxNATS
 
 /// A local actor whose ref went out to other nodes: how to deliver what they send it, and who
-/// watches it from where.
-struct _Export {
+/// watches it from where. A class: the table hands it out per message without copying.
+// The `var`s are touched only under `_ClusterCore.state`'s lock; the `let`s are immutable.
+final class _Export: @unchecked Sendable {
     /// The `ActorRef<M>` (for resolving addresses that come back).
     let ref: any Sendable
     /// Decodes a message for the actor and tells it (or publishes why not).
@@ -20,6 +21,17 @@ struct _Export {
     var termination: (any Disposable)?
     /// Nodes that watch the actor.
     var watchers: Set<ClusterNode> = []
+
+    init(
+        ref: any Sendable, deliver: @escaping @Sendable (String, ArraySlice<UInt8>, ClusterNode) -> Void, isAsk: Bool,
+        isCompleted: @escaping @Sendable () -> Bool, failAsk: @escaping @Sendable (DeadLetter.Reason) -> Void
+    ) {
+        self.ref = ref
+        self.deliver = deliver
+        self.isAsk = isAsk
+        self.isCompleted = isCompleted
+        self.failAsk = failAsk
+    }
 }
 
 /// The inbound half of the link from one node incarnation.
@@ -94,6 +106,10 @@ final class _ClusterCore: Sendable {
     private let start = ContinuousClock.now
     private let resources = LockedValueBox<[any Disposable]>([])
     let sequenceOffset: Int
+    /// Messages sent to remote actors (counted outside the state's lock: once per message).
+    let sentMessages = Atomic<UInt64>(0)
+    /// Decoding resolves refs only (no asks to collect): one coding serves every decode.
+    var decodingRefs: _RefCoding { _RefCoding(core: self) }
     /// This node's distributed actors, by ID (weakly), and the counter of their IDs.
     let distributedActors = LockedValueBox<[ActorAddress: _WeakDistributedActor]>([:])
     let distributedIDs = Atomic<UInt64>(0)
@@ -111,6 +127,12 @@ final class _ClusterCore: Sendable {
         sequenceOffset = _Envelope.sequenceOffset(from: me)
     }
 
+    /// A cluster dropped without `leave()`: stop what would call into it, close what it owns.
+    deinit {
+        for resource in resources.withLockedValue({ $0 }) { resource.dispose() }
+        if ownsConnection { connection.close() }
+    }
+
     /// Time since the node started: the membership's clock.
     var now: Duration { ContinuousClock.now - start }
 
@@ -118,25 +140,25 @@ final class _ClusterCore: Sendable {
 
     /// Subscribes to the node's subjects, starts the heartbeat and says hello.
     func startUp() throws(NATSError) {
-        let node = try connection.subscribe(to: subjects.node(me)) { [unowned(unsafe) self] message in
-            self.receivedDirected(message)
+        let node = try connection.subscribe(to: subjects.node(me)) { [weak self] message in
+            self?.receivedDirected(message)
         }
-        let members = try connection.subscribe(to: subjects.heartbeats) { [unowned(unsafe) self] message in
-            self.receivedBroadcast(message)
+        let members = try connection.subscribe(to: subjects.heartbeats) { [weak self] message in
+            self?.receivedBroadcast(message)
         }
-        let registries = try connection.subscribe(to: subjects.registries) { [unowned(unsafe) self] message in
-            self.receivedBroadcast(message)
+        let registries = try connection.subscribe(to: subjects.registries) { [weak self] message in
+            self?.receivedBroadcast(message)
         }
-        let noResponders = try connection.subscribe(to: subjects.noRespondersWildcard(me)) { [unowned(unsafe) self] message in
-            self.receivedNoResponders(message)
+        let noResponders = try connection.subscribe(to: subjects.noRespondersWildcard(me)) { [weak self] message in
+            self?.receivedNoResponders(message)
         }
-        let linkWatch = connection.state.producer.startWithValues { [unowned(unsafe) self] linkState in
-            self.linkChanged(linkState)
+        let linkWatch = connection.state.producer.startWithValues { [weak self] linkState in
+            self?.linkChanged(linkState)
         }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = configuration.heartbeatInterval
         timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)))
-        timer.setEventHandler { [unowned(unsafe) self] in self.tick() }
+        timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         let timerBox = _DispatchSourceBox(timer)
         resources.withLockedValue {

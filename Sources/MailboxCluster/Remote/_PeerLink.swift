@@ -40,7 +40,7 @@ final class _PeerLink: Sendable {
 
     /// Sends a sequenced frame (`bytes` has room for the number at `sequenceOffset`) unless
     /// the window is full or the link closed.
-    func send(_ bytes: [UInt8], sequenceOffset: Int, replyTo: String? = nil, force: Bool = false) -> Outcome {
+    func send(_ bytes: consuming [UInt8], sequenceOffset: Int, replyTo: String? = nil, force: Bool = false) -> Outcome {
         var bytes = bytes
         return state.withLockedValue { state in
             if state.isClosed { return .closed }

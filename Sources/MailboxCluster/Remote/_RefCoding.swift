@@ -5,11 +5,10 @@ import Mailbox
 /// exported, so that the question goes out with a reply subject NATS answers with "no
 /// responders" when the recipient's node is gone.
 final class _RefCoding: ActorRefCoding, Sendable {
-    private unowned(unsafe) let core: _ClusterCore
+    private let core: _ClusterCore
     /// The incarnations of the ask reply refs exported by this encode.
     let exportedAsks = LockedValueBox<[UInt64]>([])
 
-    /// `core` outlives every coding (it is used only inside the core's own calls).
     init(core: _ClusterCore) {
         self.core = core
     }

@@ -6,14 +6,16 @@ final class _RemoteEndpoint<Message: Codable & Sendable>: RemoteEndpoint, Sendab
     let address: ActorAddress
     let recipient: _WireActor
     let link: _PeerLink
-    private unowned(unsafe) let core: _ClusterCore
+    /// The message type's codec, looked up once.
+    let codec: ClusterCodecs.Entry
+    /// Strong: a remote ref may outlive its `ClusterSystem` (it then finds its link closed).
+    private let core: _ClusterCore
 
-    /// `core` outlives its endpoints' use: a ref used after `ClusterSystem.shutdown()` finds
-    /// its link closed before it reaches the core.
     init(address: ActorAddress, link: _PeerLink, core: _ClusterCore) {
         self.address = address
         self.recipient = _WireActor(path: address.path, incarnation: address.incarnation)
         self.link = link
+        self.codec = core.configuration.codecs.entry(for: Message.self)
         self.core = core
     }
 
