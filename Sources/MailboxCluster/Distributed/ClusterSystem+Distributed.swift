@@ -54,7 +54,7 @@ extension ClusterSystem: DistributedActorSystem {
     }
 
     public func makeInvocationEncoder() -> ClusterInvocationEncoder {
-        ClusterInvocationEncoder(refCoding: _RefCoding(core: core))
+        ClusterInvocationEncoder(refCoding: _RefCoding(core: core, collecting: true))
     }
 
     public func remoteCall<Act, Err, Res>(

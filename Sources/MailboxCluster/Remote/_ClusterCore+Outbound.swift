@@ -37,7 +37,7 @@ extension _ClusterCore {
             system.publishUndeliveredMessage(message, to: endpoint.address, reason: .recipientTerminated)
             return .refused(.recipientTerminated)
         }
-        let coding = _RefCoding(core: self)
+        let coding = _RefCoding(core: self, collecting: true)
         let entry = endpoint.codec
         let payload: [UInt8]
         do {
@@ -48,7 +48,7 @@ extension _ClusterCore {
             return .refused(reason)
         }
         let bytes = _Envelope(from: me, sequence: 0, frame: .message(recipient: endpoint.recipient, manifest: entry.wireManifest, payload: payload[...])).encoded()
-        let asks = coding.exportedAsks.withLockedValue { $0 }
+        let asks = coding.exportedAsks?.asks.withLock { $0 } ?? []
         if !asks.isEmpty {
             state.withLockedValue { state in
                 for ask in asks { state.exports[_WireActor(path: Self.askPath, incarnation: ask)]?.destination = endpoint.link.node }

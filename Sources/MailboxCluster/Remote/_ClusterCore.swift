@@ -108,8 +108,6 @@ final class _ClusterCore: Sendable {
     let sequenceOffset: Int
     /// Messages sent to remote actors (counted outside the state's lock: once per message).
     let sentMessages = Atomic<UInt64>(0)
-    /// Decoding resolves refs only (no asks to collect): one coding serves every decode.
-    var decodingRefs: _RefCoding { _RefCoding(core: self) }
     /// This node's distributed actors, by ID (weakly), and the counter of their IDs.
     let distributedActors = LockedValueBox<[ActorAddress: _WeakDistributedActor]>([:])
     let distributedIDs = Atomic<UInt64>(0)

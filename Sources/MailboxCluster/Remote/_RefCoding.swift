@@ -1,16 +1,19 @@
 import Mailbox
+import Synchronization
 
 /// Writes refs inside messages as their address (with the node) and resolves addresses on
-/// arrival. One per encode or decode call: an encode also collects the ask reply refs it
-/// exported, so that the question goes out with a reply subject NATS answers with "no
-/// responders" when the recipient's node is gone.
-final class _RefCoding: ActorRefCoding, Sendable {
+/// arrival. An encode's coding also collects the ask reply refs it exported, so that the
+/// question goes out with a reply subject NATS answers with "no responders" when the
+/// recipient's node is gone; a decode's has nothing to collect (and allocates nothing).
+struct _RefCoding: ActorRefCoding, Sendable {
     private let core: _ClusterCore
-    /// The incarnations of the ask reply refs exported by this encode.
-    let exportedAsks = LockedValueBox<[UInt64]>([])
+    /// The incarnations of the ask reply refs exported by this encode (nil: a decode).
+    let exportedAsks: _AskCollector?
 
-    init(core: _ClusterCore) {
+    /// A coding for encoding (`collecting`) or decoding.
+    init(core: _ClusterCore, collecting: Bool = false) {
         self.core = core
+        self.exportedAsks = collecting ? _AskCollector() : nil
     }
 
     func encode<Message: Codable & Sendable>(_ ref: ActorRef<Message>, to encoder: any Encoder) throws {
@@ -26,7 +29,7 @@ final class _RefCoding: ActorRefCoding, Sendable {
     func wireAddress<Message: Codable & Sendable>(of ref: ActorRef<Message>) -> String {
         if ref.address.node != nil { return ref.address.description }
         let address = core.export(ref)
-        if ref.isAskReply { exportedAsks.withLockedValue { $0.append(address.incarnation) } }
+        if ref.isAskReply { exportedAsks?.asks.withLock { $0.append(address.incarnation) } }
         return address.description
     }
 
@@ -42,4 +45,9 @@ final class _RefCoding: ActorRefCoding, Sendable {
         guard let address = ActorAddress(parsing: text), address.node != nil else { return nil }
         return address
     }
+}
+
+/// The ask reply refs one encode exported.
+final class _AskCollector: Sendable {
+    let asks = Mutex<[UInt64]>([])
 }
