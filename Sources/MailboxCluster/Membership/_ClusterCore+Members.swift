@@ -45,7 +45,7 @@ extension _ClusterCore {
     /// incarnation never comes back; start a new `ClusterSystem` (a new incarnation) to rejoin.
     func thisNodeWasDowned(by node: ClusterNode) {
         let (first, links, watches) = state.withLockedValue { state -> (Bool, [_PeerLink], [Set<RemoteWatcher>]) in
-            guard !state.wasDowned else { return (false, [], []) }
+            guard !state.wasDowned, !state.isShutDown else { return (false, [], []) }
             state.wasDowned = true
             defer {
                 state.links = [:]

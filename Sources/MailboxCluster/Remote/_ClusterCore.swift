@@ -211,7 +211,9 @@ final class _ClusterCore: Sendable {
 
     func tick() {
         let now = self.now
-        let (outcome, acks, retired, stalledLinks, registryVersion) = state.withLockedValue { state in
+        let tick = state.withLockedValue { state -> (_Membership.TickOutcome, [(ClusterNode, UInt64)], [_WireActor], [_PeerLink], UInt64)? in
+            // After `leave()` this node says nothing more (a late heartbeat would bring it back).
+            guard !state.isShutDown, !state.wasDowned else { return nil }
             state.ticks += 1
             state.toldDowned = []
             let outcome = state.membership.tick(at: now)
@@ -232,7 +234,7 @@ final class _ClusterCore: Sendable {
             }
             return (outcome, acks, retired, Array(state.links.values), state.localRegistryVersion)
         }
-        _ = retired
+        guard let (outcome, acks, _, stalledLinks, registryVersion) = tick else { return }
         publish(.heartbeat(status: .up, system: system.name, registryVersion: registryVersion), to: subjects.heartbeats)
         for (node, sequence) in acks { publish(.ack(sequence: sequence), to: subjects.node(node)) }
         for link in stalledLinks {
