@@ -149,11 +149,11 @@ final class Session: AbstractBehavior<SessionMessage> {
             channels[key] = (name, channel)
         case let .leftChannel(key):
             channels.removeValue(forKey: key)
-        case .answered:
+        case .answered(.command):
             answersPending = max(0, answersPending - 1)
             stopAnswerTimerIfIdle()
             try drain()
-        case .messageAnswered:
+        case .answered(.message):
             messageAnswersPending = max(0, messageAnswersPending - 1)
             stopAnswerTimerIfIdle()
             if messageAnswersPending == 0 { try drain() }
@@ -328,39 +328,35 @@ final class Session: AbstractBehavior<SessionMessage> {
         case "NOTICE": privmsg(params, isNotice: true)
         case "TOPIC":
             guard let name = params.first else { return needMoreParams("TOPIC") }
-            toChannel(name, .topic(params.count > 1 ? params[1] : nil, from: identity), ifMissing: noSuchChannel(name))
+            toChannel(name, .topic(params.count > 1 ? params[1] : nil), ifMissing: noSuchChannel(name))
         case "NAMES":
             guard let names = params.first else {
                 return send(Numeric.endOfNames, "*", "End of /NAMES list")
             }
             for name in names.split(separator: ",").map(String.init) {
-                toChannel(name, .names(from: identity), ifMissing: replies.numeric(Numeric.endOfNames, identity.nick, name, "End of /NAMES list"))
+                toChannel(name, .names, ifMissing: replies.numeric(Numeric.endOfNames, identity.nick, name, "End of /NAMES list"))
             }
         case "LIST":
-            expectAnswer()
-            directory.tell(.list(names: params.first.map { $0.split(separator: ",").map(String.init) }, memberOf: Set(channels.keys),
-                                 from: identity))
+            directory.tell(.request(.list(names: params.first.map { $0.split(separator: ",").map(String.init) }, memberOf: Set(channels.keys)),
+                                    from: identity, replyTo: expectAnswer(.command)))
         case "WHO":
             let mask = params.first ?? "*"
             let operatorsOnly = params.count > 1 && params[1].contains(Character("o"))
             if mask.hasPrefix("#") {
-                toChannel(mask, .who(operatorsOnly: operatorsOnly, from: identity),
+                toChannel(mask, .who(operatorsOnly: operatorsOnly),
                           ifMissing: replies.numeric(Numeric.endOfWho, identity.nick, mask, "End of /WHO list"))
             } else {
-                expectAnswer()
-                registry.tell(.who(mask: mask == "0" ? "*" : mask, operatorsOnly: operatorsOnly, from: identity))
+                ask(registry: .who(mask: mask == "0" ? "*" : mask, operatorsOnly: operatorsOnly))
             }
         case "WHOWAS":
             guard let nicks = params.first, !nicks.isEmpty else { return send(Numeric.noNicknameGiven, "No nickname given") }
             let count = params.count > 1 ? Int(params[1]) ?? 0 : 0
-            expectAnswer()
-            registry.tell(.whowas(nick: String(nicks.split(separator: ",").first ?? ""), count: count, from: identity))
+            ask(registry: .whowas(nick: String(nicks.split(separator: ",").first ?? ""), count: count))
         case "WHOIS":
             guard let first = params.first, !first.isEmpty else { return send(Numeric.noNicknameGiven, "No nickname given") }
             let nicks = params.count > 1 ? params[1] : first
             for nick in nicks.split(separator: ",").prefix(configuration.maxTargets) {
-                expectAnswer()
-                registry.tell(.whois(nick: String(nick), from: identity))
+                ask(registry: .whois(nick: String(nick)))
             }
         case "AWAY":
             if let text = params.first, !text.isEmpty {
@@ -375,11 +371,11 @@ final class Session: AbstractBehavior<SessionMessage> {
         case "KICK":
             guard params.count >= 2 else { return needMoreParams("KICK") }
             let nicks = params[1].split(separator: ",").map(String.init)
-            toChannel(params[0], .kick(nicks: nicks, reason: params.count > 2 ? params[2] : nil, from: identity),
+            toChannel(params[0], .kick(nicks: nicks, reason: params.count > 2 ? params[2] : nil),
                       ifMissing: noSuchChannel(params[0]))
         case "INVITE":
             guard params.count >= 2 else { return needMoreParams("INVITE") }
-            toChannel(params[1], .invite(nick: params[0], from: identity), ifMissing: noSuchChannel(params[1]))
+            toChannel(params[1], .invite(nick: params[0]), ifMissing: noSuchChannel(params[1]))
         case "OPER":
             guard params.count >= 2 else { return needMoreParams("OPER") }
             guard let password = configuration.operators[params[0]], password == params[1] else {
@@ -395,16 +391,13 @@ final class Session: AbstractBehavior<SessionMessage> {
         case "KILL":
             guard params.count >= 1 else { return needMoreParams("KILL") }
             guard identity.isOperator else { return send(Numeric.noPrivileges, "Permission Denied- You're not an IRC operator") }
-            expectAnswer()
-            registry.tell(.kill(nick: params[0], reason: params.count > 1 ? params[1] : identity.nick, from: identity))
+            ask(registry: .kill(nick: params[0], reason: params.count > 1 ? params[1] : identity.nick))
         case "ISON":
             guard !params.isEmpty else { return needMoreParams("ISON") }
-            expectAnswer()
-            registry.tell(.ison(nicks: params.flatMap { $0.split(separator: " ").map(String.init) }, from: identity))
+            ask(registry: .ison(nicks: params.flatMap { $0.split(separator: " ").map(String.init) }))
         case "USERHOST":
             guard !params.isEmpty else { return needMoreParams("USERHOST") }
-            expectAnswer()
-            registry.tell(.userhost(nicks: params.flatMap { $0.split(separator: " ").map(String.init) }, from: identity))
+            ask(registry: .userhost(nicks: params.flatMap { $0.split(separator: " ").map(String.init) }))
         case "VERSION":
             send(Numeric.version, "\(configuration.version).", configuration.serverName, "Mailbox IRC chat server sample")
             sendISupport()
@@ -549,9 +542,8 @@ final class Session: AbstractBehavior<SessionMessage> {
         guard let list = params.first else { return needMoreParams("JOIN") }
         if list == "0" {
             for (_, channel) in channels {
-                expectAnswer()
-                channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: [channel.name, identity.nick]).serialized(alwaysTrailing: true),
-                                       from: identity))
+                let line = IRCMessage(prefix: identity.prefix, command: "PART", params: [channel.name, identity.nick]).serialized(alwaysTrailing: true)
+                channel.ref.tell(.request(.part(line: line), from: identity, replyTo: expectAnswer(.command)))
             }
             channels.removeAll()
             return
@@ -569,8 +561,7 @@ final class Session: AbstractBehavior<SessionMessage> {
                 continue
             }
             let key = position < keys.count && !keys[position].isEmpty ? keys[position] : nil
-            expectAnswer()
-            directory.tell(.join(name: name, key: key, from: identity))
+            directory.tell(.request(.join(name: name, key: key), from: identity, replyTo: expectAnswer(.command)))
         }
     }
 
@@ -582,10 +573,10 @@ final class Session: AbstractBehavior<SessionMessage> {
             let key = IRCCaseMapping.fold(name)
             if let channel = channels.removeValue(forKey: key) {
                 partParams[0] = channel.name
-                expectAnswer()
-                channel.ref.tell(.part(line: IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(alwaysTrailing: true), from: identity))
+                let line = IRCMessage(prefix: identity.prefix, command: "PART", params: partParams).serialized(alwaysTrailing: true)
+                channel.ref.tell(.request(.part(line: line), from: identity, replyTo: expectAnswer(.command)))
             } else {
-                toChannel(name, .part(line: [], from: identity), ifMissing: noSuchChannel(name))
+                toChannel(name, .part(line: []), ifMissing: noSuchChannel(name))
             }
         }
     }
@@ -607,33 +598,43 @@ final class Session: AbstractBehavior<SessionMessage> {
         }
         let target = targets
         let line = IRCMessage(prefix: identity.prefix, command: command, params: [target, params[1]]).serialized(alwaysTrailing: true)
-        if target.hasPrefix("#") {
-            let missing = isNotice ? nil : replies.numeric(Numeric.noSuchNick, identity.nick, target, "No such nick/channel")
-            toChannel(target, .message(line: line, isNotice: isNotice, from: identity), ifMissing: missing)
-        } else {
+        switch (target.hasPrefix("#"), isNotice) {
+        case (true, false):
+            toChannel(target, .privmsg(line: line), ifMissing: replies.numeric(Numeric.noSuchNick, identity.nick, target, "No such nick/channel"))
+        case (true, true):
+            if let channel = channels[IRCCaseMapping.fold(target)] {
+                channel.ref.tell(.notice(line: line, from: identity))
+            } else {
+                directory.tell(.notice(name: target, line: line, from: identity))
+            }
+        case (false, false):
             // A PRIVMSG waits for the registry's answer (401, 301), as for a channel's (404).
-            if !isNotice { expectMessageAnswer() }
-            registry.tell(.deliver(target: target, line: line, isNotice: isNotice, from: identity))
+            ask(registry: .privmsg(target: target, line: line), .message)
+        case (false, true):
+            registry.tell(.notice(target: target, line: line))
         }
+    }
+
+    /// Sends a request to the registry.
+    private func ask(registry request: RegistryRequest, _ kind: ReplyTo.Kind = .command) {
+        registry.tell(.request(request, from: identity, replyTo: expectAnswer(kind)))
     }
 
     /// Sends a request to a channel: straight to its actor when the client is a member, through
     /// the directory otherwise (which answers `ifMissing` when there is no such channel).
-    private func toChannel(_ name: String, _ request: ChannelMessage, ifMissing: [UInt8]?) {
-        if request.expectsAnswer {
-            if request.isMessage { expectMessageAnswer() } else { expectAnswer() }
-        }
+    private func toChannel(_ name: String, _ request: ChannelRequest, ifMissing: [UInt8]) {
+        let replyTo = expectAnswer(request.answerKind)
         if let channel = channels[IRCCaseMapping.fold(name)] {
-            channel.ref.tell(request)
+            channel.ref.tell(.request(request, from: identity, replyTo: replyTo))
         } else {
-            directory.tell(.forward(name: name, request, ifMissing: ifMissing, from: identity))
+            directory.tell(.request(.channel(name: name, request, ifMissing: ifMissing), from: identity, replyTo: replyTo))
         }
     }
 
     private func mode(_ params: [String]) {
         guard let target = params.first else { return needMoreParams("MODE") }
         if target.hasPrefix("#") {
-            return toChannel(target, .mode(Array(params.dropFirst()), from: identity), ifMissing: noSuchChannel(target))
+            return toChannel(target, .mode(Array(params.dropFirst())), ifMissing: noSuchChannel(target))
         }
         guard IRCCaseMapping.equal(target, identity.nick) else {
             return send(Numeric.usersDontMatch, "Can't change mode for other users")
@@ -675,17 +676,16 @@ final class Session: AbstractBehavior<SessionMessage> {
         "+" + (identity.isInvisible ? "i" : "") + (identity.isOperator ? "o" : "")
     }
 
-    /// One more answer to wait for before the next command runs (at most 5 s: an actor that
-    /// fails while answering must not wedge the client).
-    private func expectAnswer() {
-        answersPending += 1
+    /// The reply-to of a request about to be sent: one more answer to wait for before the next
+    /// command runs (for a PRIVMSG's, before a command other than PRIVMSG/NOTICE); at most 5 s:
+    /// an actor that stops while answering must not wedge the client.
+    private func expectAnswer(_ kind: ReplyTo.Kind) -> ReplyTo {
+        switch kind {
+        case .command: answersPending += 1
+        case .message: messageAnswersPending += 1
+        }
         startAnswerTimer()
-    }
-
-    /// One more PRIVMSG answer to wait for before a command other than PRIVMSG/NOTICE runs.
-    private func expectMessageAnswer() {
-        messageAnswersPending += 1
-        startAnswerTimer()
+        return ReplyTo(session: context.myself, kind: kind)
     }
 
     private func stopAnswerTimerIfIdle() {
