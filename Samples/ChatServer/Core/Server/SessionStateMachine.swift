@@ -21,7 +21,8 @@ import Foundation
 /// answers are awaited only PRIVMSGs and NOTICEs run, and they add only PRIVMSG answers.
 ///
 /// The session stops after the message during which it began closing, so in `closing` only a
-/// second ending (ignored: the first one stands) and `stopped` can come, and in `closed` nothing.
+/// second ending (the first one stands; that the connection is gone is recorded) and `stopped`
+/// can come, and in `closed` nothing.
 /// Events that cannot come in a state are runtime bugs, caught by `preconditionFailure` naming
 /// the state and the event. Events that can legitimately come late (a timer that fired after it
 /// was cancelled, an answer after its wait timed out) do nothing.
