@@ -41,8 +41,9 @@ enum ChannelRequest: Sendable {
     case mode([String])
     case kick(nicks: [String], reason: String?)
     case invite(nick: String)
-    /// From the registry, for an `invite`: `invitee` exists; record the invitation and tell both sides.
-    case invitee(ClientIdentity)
+    /// From the registry, for an `invite`: `invitee` exists; record the invitation and tell both
+    /// sides. (Boxed: a whole identity would make every request as large as two.)
+    indirect case invitee(ClientIdentity)
 
     /// The answer the session waits for: a PRIVMSG's, or a command's.
     var answerKind: ReplyTo.Kind {
