@@ -48,17 +48,17 @@ struct SessionInputTests {
         accepted = input.append(Array(String(repeating: "x", count: 600).utf8) + [10]) && accepted
         #expect(accepted)
         #expect(input.backlog == 5)
-        guard case let .message(nick, .registration(.nick)) = input.removeFirst() else { Issue.record("not NICK"); return }
+        guard case let .message(nick, .registration(.nick)) = input.take() else { Issue.record("not NICK"); return }
         #expect(nick.params == ["a"])
         #expect(input.first?.isMessage == true)
         input.prepend([IRCMessage(command: "PING", params: ["1"]), IRCMessage(command: "FOO")])
         #expect(input.backlog == 6)
-        guard case .message(_, .connection(.ping)) = input.removeFirst() else { Issue.record("not PING"); return }
-        guard case .message(_, nil) = input.removeFirst() else { Issue.record("not an unknown command"); return }
-        guard case .message(_, .messaging(.privmsg)) = input.removeFirst() else { Issue.record("not PRIVMSG"); return }
-        guard case .malformed = input.removeFirst() else { Issue.record("not malformed"); return }
-        guard case .message(_, nil) = input.removeFirst() else { Issue.record("not FOO"); return }
-        guard case .tooLong = input.removeFirst() else { Issue.record("not too long"); return }
+        guard case .message(_, .connection(.ping)) = input.take() else { Issue.record("not PING"); return }
+        guard case .message(_, nil) = input.take() else { Issue.record("not an unknown command"); return }
+        guard case .message(_, .messaging(.privmsg)) = input.take() else { Issue.record("not PRIVMSG"); return }
+        guard case .malformed = input.take() else { Issue.record("not malformed"); return }
+        guard case .message(_, nil) = input.take() else { Issue.record("not FOO"); return }
+        guard case .tooLong = input.take() else { Issue.record("not too long"); return }
         #expect(input.first == nil && input.backlog == 0)
         input.compact()
         #expect(input.backlog == 0)
@@ -69,5 +69,13 @@ struct SessionInputTests {
         let accepted = input.append(Array("QUIT\r\n".utf8) + Array(repeating: UInt8(ascii: "x"), count: 70_000))
         #expect(!accepted)
         #expect(input.backlog == 1)
+    }
+}
+
+extension SessionInput {
+    /// The next item, taken.
+    mutating func take() -> Item? {
+        defer { if first != nil { removeFirst() } }
+        return first
     }
 }

@@ -200,7 +200,7 @@ final class Session: AbstractBehavior<SessionMessage> {
                 }
                 break commands
             }
-            _ = input.removeFirst()
+            input.removeFirst()
             switch item {
             case let .message(message, command):
                 try server.checkFault(message.command)

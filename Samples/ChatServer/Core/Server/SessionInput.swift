@@ -53,10 +53,9 @@ struct SessionInput {
         head < pending.count ? pending[head] : nil
     }
 
-    /// Takes the next item (there is one).
-    mutating func removeFirst() -> Item {
-        defer { head += 1 }
-        return pending[head]
+    /// Drops the next item (there is one), once `first` has been run.
+    mutating func removeFirst() {
+        head += 1
     }
 
     /// Puts `messages` before everything queued, in order (a command split by target).
