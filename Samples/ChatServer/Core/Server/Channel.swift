@@ -4,69 +4,51 @@ import Mailbox
 /// What a channel's actor is asked. Every request carries the requester's identity: the channel
 /// answers it directly on the requester's connection (numerics), and fans lines out to its members.
 enum ChannelMessage: Sendable {
-    /// From the directory: `identity` wants to join, with `key`.
-    case join(ClientIdentity, key: String?)
-    /// `PRIVMSG`/`NOTICE` to the channel; `line` is already serialized, once, for every member.
-    case message(line: [UInt8], isNotice: Bool, from: ClientIdentity)
-    case part(line: [UInt8], from: ClientIdentity)
+    /// A client's request (from the client's session, from the directory, or from the registry):
+    /// the channel writes the replies to `from`'s connection, then answers `replyTo` (or hands it on).
+    case request(ChannelRequest, from: ClientIdentity, replyTo: ReplyTo)
+    /// `NOTICE` to the channel: relayed as a PRIVMSG is, never answered, not even refused.
+    case notice(line: [UInt8], from: ClientIdentity)
     /// The member quit: `line` goes to each other member not yet claimed in `once`.
     case quit(id: UInt64, line: [UInt8], once: DeliverOnce)
     /// The member's nick changed: `line` goes to each other member not yet claimed in `once`.
     case nickChanged(ClientIdentity, line: [UInt8], once: DeliverOnce)
     /// The member's record changed (away, invisible): for WHO and NAMES.
     case memberUpdated(ClientIdentity)
-    case topic(String?, from: ClientIdentity)
-    case names(from: ClientIdentity)
-    case who(operatorsOnly: Bool, from: ClientIdentity)
-    case mode([String], from: ClientIdentity)
-    case kick(nicks: [String], reason: String?, from: ClientIdentity)
-    case invite(nick: String, from: ClientIdentity)
     /// A member's session terminated (death watch, a system message).
     case memberTerminated(id: UInt64)
     /// After `memberTerminated`, behind the messages the member sent before it terminated.
     case memberGone(id: UInt64)
-    /// From the registry: `invitee` exists; record the invitation and tell both sides.
-    case invitee(ClientIdentity, from: ClientIdentity)
-    /// A request the directory forwarded (counted, so that the directory closes an empty
+    /// A message the directory forwarded (counted, so that the directory closes an empty
     /// channel only when nothing it forwarded is still on its way).
     indirect case forwarded(ChannelMessage)
-
-    /// Requests whose answers the session waits for before it runs the client's next command, so
-    /// that a client sees the replies to its commands in the order it sent them. The actor that
-    /// answers such a request last sends `SessionMessage.answered`. (A `part` with no line comes
-    /// from a non-member, through the directory: it is answered with 442. A NOTICE never gets
-    /// an answer, so nothing waits for it.)
-    var expectsAnswer: Bool {
-        switch self {
-        case .join, .topic, .names, .who, .mode, .kick, .invite, .part, .invitee: true
-        case let .message(_, isNotice, _): !isNotice
-        case let .forwarded(inner): inner.expectsAnswer
-        case .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone: false
-        }
-    }
 }
 
-extension ChannelMessage {
-    /// A PRIVMSG or NOTICE (answered with `SessionMessage.messageAnswered`).
-    var isMessage: Bool {
-        switch self {
-        case .message: true
-        case let .forwarded(inner): inner.isMessage
-        default: false
-        }
-    }
+/// A client's request to a channel (`ChannelMessage.request`). The client's session waits for
+/// its answer before it runs the client's next command, so that the client sees the replies to
+/// its commands in the order it sent them.
+enum ChannelRequest: Sendable {
+    /// `JOIN` with `key`, from the directory.
+    case join(key: String?)
+    /// `PRIVMSG` to the channel; `line` is already serialized, once, for every member.
+    case privmsg(line: [UInt8])
+    /// `PART`, echoed as `line`; with no line it comes from a non-member, through the directory,
+    /// and is answered with 442.
+    case part(line: [UInt8])
+    case topic(String?)
+    case names
+    case who(operatorsOnly: Bool)
+    case mode([String])
+    case kick(nicks: [String], reason: String?)
+    case invite(nick: String)
+    /// From the registry, for an `invite`: `invitee` exists; record the invitation and tell both
+    /// sides. (Boxed: a whole identity would make every request as large as two.)
+    indirect case invitee(ClientIdentity)
 
-    /// Who asked, for the requests that come from a client.
-    var requester: ClientIdentity? {
-        switch self {
-        case let .join(from, _), let .message(_, _, from), let .part(_, from), let .topic(_, from), let .names(from),
-             let .who(_, from), let .mode(_, from), let .kick(_, _, from), let .invite(_, from), let .invitee(_, from):
-            from
-        case let .forwarded(inner):
-            inner.requester
-        case .quit, .nickChanged, .memberUpdated, .memberTerminated, .memberGone:
-            nil
-        }
+    /// The answer the session waits for: a PRIVMSG's, or a command's.
+    var answerKind: ReplyTo.Kind {
+        if case .privmsg = self { return .message }
+        return .command
     }
 }
 
@@ -193,29 +175,15 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     }
 
     private func handle(_ message: ChannelMessage) throws {
-        var answered = message.expectsAnswer
-        defer {
-            if answered, let from = message.requester { from.session.tell(message.isMessage ? .messageAnswered : .answered) }
-        }
         switch message {
         case let .forwarded(inner):
             state.fromDirectory += 1
-            answered = false
             try handle(inner)
-        case let .join(identity, key):
-            try server.checkFault("channel:join")
-            join(identity, key: key)
-        case let .message(line, isNotice, from):
+        case let .request(request, from, replyTo):
+            try replyTo.answering { try answer(request, from: from, replyTo: $0) }
+        case let .notice(line, from):
             try server.checkFault("channel:message")
-            relay(line, isNotice: isNotice, from: from)
-        case let .part(line, from):
-            guard removeMember(id: from.id) != nil else {
-                from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
-                break
-            }
-            context.unwatch(from.session)
-            from.send(line)
-            broadcast(line)
+            relay(line, isNotice: true, from: from)
         case let .quit(id, line, once):
             guard let member = removeMember(id: id) else { break }
             context.unwatch(member.identity.session)
@@ -228,34 +196,8 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             for output in state.outputs where once.claim(output.id) {
                 output.connection.send(line)
             }
-        case let .invitee(target, from):
-            state.invited.insert(IRCCaseMapping.fold(target.nick))
-            target.send(IRCMessage(prefix: from.prefix, command: "INVITE", params: [target.nick, state.name]).serialized())
-            from.send(replies.numeric(Numeric.inviting, from.nick, target.nick, state.name))
-            if let away = target.away {
-                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
-            }
         case let .memberUpdated(identity):
             if let position = state.index[identity.id] { state.members[position].identity = identity }
-        case let .topic(text, from):
-            topic(text, from: from)
-        case let .names(from):
-            names(to: from)
-        case let .who(operatorsOnly, from):
-            let isMember = state.index[from.id] != nil
-            for member in state.members where (isMember || !state.secret) && (!member.identity.isInvisible || isMember)
-                && (!operatorsOnly || member.identity.isOperator) {
-                from.send(NickRegistry.whoReply(member.identity, channel: state.name, status: member.prefixSymbol, to: from, replies: replies))
-            }
-            from.send(replies.numeric(Numeric.endOfWho, from.nick, state.name, "End of /WHO list"))
-        case let .mode(params, from):
-            try server.checkFault("channel:mode")
-            mode(params, from: from)
-        case let .kick(nicks, reason, from):
-            kick(nicks, reason: reason, from: from)
-        case let .invite(nick, from):
-            // Delivered by the registry, which then answers the session.
-            if invite(nick, from: from) { answered = false }
         case let .memberTerminated(id):
             // Death watch overtakes the session's last messages (its PRIVMSGs, its QUIT): look
             // again once everything queued before now has been handled.
@@ -266,6 +208,52 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized(alwaysTrailing: true)
             broadcast(line)
         }
+    }
+
+    /// Answers a client's request: its replies to `from`, then `replyTo`.
+    private func answer(_ request: ChannelRequest, from: ClientIdentity, replyTo: ReplyTo) throws -> Answered {
+        switch request {
+        case let .join(key):
+            try server.checkFault("channel:join")
+            join(from, key: key)
+        case let .privmsg(line):
+            try server.checkFault("channel:message")
+            relay(line, isNotice: false, from: from)
+        case let .part(line):
+            guard removeMember(id: from.id) != nil else {
+                from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
+                break
+            }
+            context.unwatch(from.session)
+            from.send(line)
+            broadcast(line)
+        case let .topic(text):
+            topic(text, from: from)
+        case .names:
+            names(to: from)
+        case let .who(operatorsOnly):
+            let isMember = state.index[from.id] != nil
+            for member in state.members where (isMember || !state.secret) && (!member.identity.isInvisible || isMember)
+                && (!operatorsOnly || member.identity.isOperator) {
+                from.send(NickRegistry.whoReply(member.identity, channel: state.name, status: member.prefixSymbol, to: from, replies: replies))
+            }
+            from.send(replies.numeric(Numeric.endOfWho, from.nick, state.name, "End of /WHO list"))
+        case let .mode(params):
+            try server.checkFault("channel:mode")
+            mode(params, from: from)
+        case let .kick(nicks, reason):
+            kick(nicks, reason: reason, from: from)
+        case let .invite(nick):
+            return invite(nick, from: from, replyTo: replyTo)
+        case let .invitee(target):
+            state.invited.insert(IRCCaseMapping.fold(target.nick))
+            target.send(IRCMessage(prefix: from.prefix, command: "INVITE", params: [target.nick, state.name]).serialized())
+            from.send(replies.numeric(Numeric.inviting, from.nick, target.nick, state.name))
+            if let away = target.away {
+                from.send(replies.numeric(Numeric.away, from.nick, target.nick, away))
+            }
+        }
+        return replyTo.answered()
     }
 
     override func receiveLifecycle(_ event: LifecycleEvent) throws -> Behavior<ChannelMessage> {
@@ -408,24 +396,25 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         }
     }
 
-    /// True when the invitation went on to the registry.
-    private func invite(_ nick: String, from: ClientIdentity) -> Bool {
+    /// Checks the inviter, then hands the request on to the registry, which finds the nick and
+    /// hands it back (`invitee`), or answers 401.
+    private func invite(_ nick: String, from: ClientIdentity, replyTo: ReplyTo) -> Answered {
         guard let inviter = state.index[from.id].map({ state.members[$0] }) else {
             from.send(replies.numeric(Numeric.notOnChannel, from.nick, state.name, "You're not on that channel"))
-            return false
+            return replyTo.answered()
         }
         if state.inviteOnly && !inviter.isOperator {
             from.send(replies.numeric(Numeric.chanOpPrivsNeeded, from.nick, state.name, "You're not channel operator"))
-            return false
+            return replyTo.answered()
         }
         if state.member(named: nick) != nil {
             from.send(replies.numeric(Numeric.userOnChannel, from.nick, nick, state.name, "is already on channel"))
-            return false
+            return replyTo.answered()
         }
         // Recorded only once the registry has found the nick (`invitee`): inviting a nick nobody
         // holds must not let whoever takes it later in.
-        registry.tell(.invite(nick: nick, channel: state.name, replyTo: context.myself, from: from))
-        return true
+        let channel = context.myself
+        return replyTo.handOn { registry.tell(.request(.invite(nick: nick, channel: channel), from: from, replyTo: $0)) }
     }
 
     // MARK: Modes

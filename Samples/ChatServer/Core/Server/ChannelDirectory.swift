@@ -3,17 +3,30 @@ import Mailbox
 /// What the channel directory is asked. It owns the channel namespace: it creates a channel's
 /// actor on its first join and stops it when it is empty, and it routes requests about channels
 /// a client is not a member of.
+///
+/// Sessions reach it only through these messages, so a server on several nodes can put a
+/// cluster-aware directory (channels spanning nodes) behind the same ref.
 enum DirectoryMessage: Sendable {
-    case join(name: String, key: String?, from: ClientIdentity)
-    /// A request about channel `name`; `ifMissing` is sent to `from` when no such channel exists.
-    case forward(name: String, ChannelMessage, ifMissing: [UInt8]?, from: ClientIdentity)
+    /// A client's request: answered by the directory, or handed on with `replyTo` to the channel.
+    case request(DirectoryRequest, from: ClientIdentity, replyTo: ReplyTo)
+    /// `NOTICE` to channel `name` from a non-member: relayed by the channel if there is one.
+    case notice(name: String, line: [UInt8], from: ClientIdentity)
     /// From a channel: its member count and topic (for LIST), and how many forwarded requests it
     /// has handled.
     case summary(key: String, members: Int, topic: String?, secret: Bool, fromDirectory: Int)
-    /// `LIST`; secret channels are shown only to their members (`memberOf`: folded names).
-    case list(names: [String]?, memberOf: Set<String>, from: ClientIdentity)
     /// A channel's actor terminated (after too many failures, or closed).
     case channelTerminated(key: String, channel: ActorRef<ChannelMessage>)
+}
+
+/// A client's request to the channel directory (`DirectoryMessage.request`).
+enum DirectoryRequest: Sendable {
+    /// `JOIN`: the channel (created if need be) answers.
+    case join(name: String, key: String?)
+    /// A request about channel `name` from a non-member: the channel answers; when there is no
+    /// such channel, the directory sends `ifMissing` to the client and answers.
+    case channel(name: String, ChannelRequest, ifMissing: [UInt8])
+    /// `LIST`; secret channels are shown only to their members (`memberOf`: folded names).
+    case list(names: [String]?, memberOf: Set<String>)
 }
 
 /// The directory's state, kept across a restart of its actor.
@@ -35,8 +48,15 @@ final class DirectoryState {
 enum ChannelDirectory {
     static func behavior(server: ServerContext, state: DirectoryState, registry: ActorRef<RegistryMessage>) -> Behavior<DirectoryMessage> {
         Behavior<DirectoryMessage>.supervise(.receive { context, message in
-            try server.checkFault("directory")
-            try handle(message, context: context, server: server, state: state, registry: registry)
+            if case let .request(request, from, replyTo) = message {
+                try replyTo.answering { replyTo in
+                    try server.checkFault("directory")
+                    return try answer(request, from: from, replyTo: replyTo, context: context, server: server, state: state, registry: registry)
+                }
+            } else {
+                try server.checkFault("directory")
+                record(message, context: context, server: server, state: state)
+            }
             return .same
         }
         .receiveLifecycle { _, event in
@@ -45,11 +65,13 @@ enum ChannelDirectory {
         }).onFailure(.restart(limit: 10, within: .seconds(60)).keepingChildren())
     }
 
-    private static func handle(_ message: DirectoryMessage, context: ActorContext<DirectoryMessage>, server: ServerContext,
-                               state: DirectoryState, registry: ActorRef<RegistryMessage>) throws {
+    /// Answers a client's request, or hands it on to the channel concerned.
+    private static func answer(_ request: DirectoryRequest, from: ClientIdentity, replyTo: ReplyTo,
+                               context: ActorContext<DirectoryMessage>, server: ServerContext,
+                               state: DirectoryState, registry: ActorRef<RegistryMessage>) throws -> Answered {
         let replies = server.replies
-        switch message {
-        case let .join(name, key, from):
+        switch request {
+        case let .join(name, key):
             let folded = IRCCaseMapping.fold(name)
             if state.channels[folded] == nil {
                 let channelState = ChannelState(name: name, key: folded, createdAt: Int(context.scheduler.currentDate.timeIntervalSince1970))
@@ -60,18 +82,46 @@ enum ChannelDirectory {
                 server.counters.channels.add(1, ordering: .relaxed)
                 server.publish(.channelCreated(name))
             }
-            state.channels[folded]!.forwarded += 1
-            state.channels[folded]!.channel.tell(.forwarded(.join(from, key: key)))
+            return replyTo.handOn { forward(.request(.join(key: key), from: from, replyTo: $0), to: folded, state: state) }
 
-        case let .forward(name, request, ifMissing, from):
+        case let .channel(name, request, ifMissing):
             let folded = IRCCaseMapping.fold(name)
             guard state.channels[folded] != nil else {
-                if let ifMissing { from.send(ifMissing) }
-                if request.expectsAnswer { from.session.tell(request.isMessage ? .messageAnswered : .answered) }
-                return
+                from.send(ifMissing)
+                return replyTo.answered()
             }
-            state.channels[folded]!.forwarded += 1
-            state.channels[folded]!.channel.tell(.forwarded(request))
+            return replyTo.handOn { forward(.request(request, from: from, replyTo: $0), to: folded, state: state) }
+
+        case let .list(names, memberOf):
+            from.send(replies.numeric(Numeric.listStart, from.nick, "Channel", "Users  Name"))
+            let entries: [DirectoryState.Entry]
+            if let names {
+                entries = names.compactMap { state.channels[IRCCaseMapping.fold($0)] }
+            } else {
+                entries = Array(state.channels.values)
+            }
+            for entry in entries where entry.members > 0 && (!entry.secret || memberOf.contains(IRCCaseMapping.fold(entry.name))) {
+                from.send(replies.numeric(Numeric.list, from.nick, entry.name, String(entry.members), entry.topic ?? ""))
+            }
+            from.send(replies.numeric(Numeric.listEnd, from.nick, "End of /LIST"))
+            return replyTo.answered()
+        }
+    }
+
+    /// Hands `message` to the channel `key` (which exists), counted.
+    private static func forward(_ message: ChannelMessage, to key: String, state: DirectoryState) {
+        state.channels[key]!.forwarded += 1
+        state.channels[key]!.channel.tell(.forwarded(message))
+    }
+
+    /// The messages that are not requests: notices and the channels' reports.
+    private static func record(_ message: DirectoryMessage, context: ActorContext<DirectoryMessage>, server: ServerContext,
+                               state: DirectoryState) {
+        switch message {
+        case let .notice(name, line, from):
+            let folded = IRCCaseMapping.fold(name)
+            guard state.channels[folded] != nil else { return }
+            forward(.notice(line: line, from: from), to: folded, state: state)
 
         case let .summary(key, members, topic, secret, fromDirectory):
             guard var entry = state.channels[key] else { return }
@@ -89,25 +139,14 @@ enum ChannelDirectory {
                 state.channels[key] = entry
             }
 
-        case let .list(names, memberOf, from):
-            from.send(replies.numeric(Numeric.listStart, from.nick, "Channel", "Users  Name"))
-            let entries: [DirectoryState.Entry]
-            if let names {
-                entries = names.compactMap { state.channels[IRCCaseMapping.fold($0)] }
-            } else {
-                entries = Array(state.channels.values)
-            }
-            for entry in entries where entry.members > 0 && (!entry.secret || memberOf.contains(IRCCaseMapping.fold(entry.name))) {
-                from.send(replies.numeric(Numeric.list, from.nick, entry.name, String(entry.members), entry.topic ?? ""))
-            }
-            from.send(replies.numeric(Numeric.listEnd, from.nick, "End of /LIST"))
-            from.session.tell(.answered)
-
         case let .channelTerminated(key, channel):
             guard state.channels[key]?.channel == channel else { return }
             let entry = state.channels.removeValue(forKey: key)!
             server.counters.channels.add(-1, ordering: .relaxed)
             server.publish(.channelClosed(entry.name))
+
+        case .request:
+            preconditionFailure("ChannelDirectory: a request is answered by answer(_:from:replyTo:…)")
         }
     }
 }

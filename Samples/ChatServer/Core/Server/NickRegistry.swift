@@ -3,10 +3,18 @@ import Mailbox
 
 /// What the nick registry is asked. It owns the server's nick space: claims and changes are
 /// atomic (one actor decides), and it routes what is addressed to a nick.
+///
+/// Sessions and channels reach it only through these messages, so a server on several nodes can
+/// put a cluster-aware registry (nicks claimed cluster-wide) behind the same ref.
 enum RegistryMessage: Sendable {
     /// Claims `nick` for the connection `id` (registering, or changing nick); answered with
     /// `SessionMessage.nickResult`. A connection holds one nick: a new claim frees the old one.
     case claim(nick: String, id: UInt64, replyTo: ActorRef<SessionMessage>)
+    /// A client's request: the registry writes the replies to `from`'s connection, then answers
+    /// `replyTo` (or hands it on).
+    case request(RegistryRequest, from: ClientIdentity, replyTo: ReplyTo)
+    /// `NOTICE` to a nick: `line` is sent to its client. Never answered, not even with an error.
+    case notice(target: String, line: [UInt8])
     /// The client completed registration, or its record changed (away, modes).
     case update(ClientIdentity)
     /// The connection ended: its nick is free.
@@ -15,18 +23,23 @@ enum RegistryMessage: Sendable {
     /// ""), or it left (`nil`). For WHOIS and for WHO of invisible users. Sent by the channel
     /// before it answers the join, so a WHOIS that follows sees it.
     case membership(id: UInt64, channel: String, status: String?)
-    /// `PRIVMSG`/`NOTICE` to a nick: `line` is sent to its client, an error to `from` (not for notices).
-    case deliver(target: String, line: [UInt8], isNotice: Bool, from: ClientIdentity)
-    case whois(nick: String, from: ClientIdentity)
-    case who(mask: String, operatorsOnly: Bool, from: ClientIdentity)
-    case ison(nicks: [String], from: ClientIdentity)
-    case userhost(nicks: [String], from: ClientIdentity)
-    case kill(nick: String, reason: String, from: ClientIdentity)
-    /// `INVITE`: the channel checked the inviter; the registry finds the target and hands it back
-    /// to the channel (`ChannelMessage.invitee`), or answers 401.
-    case invite(nick: String, channel: String, replyTo: ActorRef<ChannelMessage>, from: ClientIdentity)
+}
+
+/// A client's request to the nick registry (`RegistryMessage.request`).
+enum RegistryRequest: Sendable {
+    /// `PRIVMSG` to a nick: `line` is sent to its client; 401 (no such nick) or 301 (away) to the
+    /// sender.
+    case privmsg(target: String, line: [UInt8])
+    case whois(nick: String)
+    case who(mask: String, operatorsOnly: Bool)
+    case ison(nicks: [String])
+    case userhost(nicks: [String])
+    case kill(nick: String, reason: String)
+    /// `INVITE`: the channel checked the inviter; the registry finds the target and hands the
+    /// request back to the channel (`ChannelRequest.invitee`), or answers 401.
+    case invite(nick: String, channel: ActorRef<ChannelMessage>)
     /// `WHOWAS`: the last `count` (0: all) clients that used `nick`, newest first.
-    case whowas(nick: String, count: Int, from: ClientIdentity)
+    case whowas(nick: String, count: Int)
 }
 
 /// The registry's state: kept outside the behavior so that a restart (after a failure) keeps
@@ -67,15 +80,22 @@ enum NickRegistry {
     static func behavior(server: ServerContext, state: RegistryState) -> Behavior<RegistryMessage> {
         Behavior<RegistryMessage>.supervise(.setup { _ in
             .receiveMessage { message in
-                try server.checkFault("registry")
-                handle(message, server: server, state: state)
+                if case let .request(request, from, replyTo) = message {
+                    try replyTo.answering { replyTo in
+                        try server.checkFault("registry")
+                        return answer(request, from: from, replyTo: replyTo, server: server, state: state)
+                    }
+                } else {
+                    try server.checkFault("registry")
+                    record(message, server: server, state: state)
+                }
                 return .same
             }
         }).onFailure(.restart(limit: 10, within: .seconds(60)))
     }
 
-    private static func handle(_ message: RegistryMessage, server: ServerContext, state: RegistryState) {
-        let replies = server.replies
+    /// The messages that are not requests: claims, records and notices.
+    private static func record(_ message: RegistryMessage, server: ServerContext, state: RegistryState) {
         switch message {
         case let .claim(nick, id, replyTo):
             let folded = IRCCaseMapping.fold(nick)
@@ -111,24 +131,37 @@ enum NickRegistry {
                 state.remember(identity, at: ServerContext.format(Date()))
             }
 
-        case let .deliver(target, line, isNotice, from):
-            defer { if !isNotice { from.session.tell(.messageAnswered) } }
+        case let .notice(target, line):
+            guard let identity = state.byNick[IRCCaseMapping.fold(target)]?.identity else { return }
+            identity.send(line)
+            server.counters.messagesRelayed.add(1, ordering: .relaxed)
+
+        case .request:
+            preconditionFailure("NickRegistry: a request is answered by answer(_:from:replyTo:server:state:)")
+        }
+    }
+
+    /// Answers a client's request: its replies to `from`, then `replyTo`.
+    private static func answer(_ request: RegistryRequest, from: ClientIdentity, replyTo: ReplyTo,
+                               server: ServerContext, state: RegistryState) -> Answered {
+        let replies = server.replies
+        switch request {
+        case let .privmsg(target, line):
             guard let identity = state.byNick[IRCCaseMapping.fold(target)]?.identity else {
-                if !isNotice { from.send(replies.numeric(Numeric.noSuchNick, from.nick, target, "No such nick/channel")) }
-                return
+                from.send(replies.numeric(Numeric.noSuchNick, from.nick, target, "No such nick/channel"))
+                return replyTo.answered()
             }
             identity.send(line)
             server.counters.messagesRelayed.add(1, ordering: .relaxed)
-            if !isNotice, let away = identity.away {
+            if let away = identity.away {
                 from.send(replies.numeric(Numeric.away, from.nick, identity.nick, away))
             }
 
-        case let .whois(nick, from):
-            defer { from.session.tell(.answered) }
+        case let .whois(nick):
             guard let entry = state.byNick[IRCCaseMapping.fold(nick)], let target = entry.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
                 from.send(replies.numeric(Numeric.endOfWhois, from.nick, nick, "End of /WHOIS list"))
-                return
+                return replyTo.answered()
             }
             let serverName = server.configuration.serverName
             from.send(replies.numeric(Numeric.whoisUser, from.nick, target.nick, target.user, target.host, "*", target.realName))
@@ -144,8 +177,7 @@ enum NickRegistry {
             }
             from.send(replies.numeric(Numeric.endOfWhois, from.nick, target.nick, "End of /WHOIS list"))
 
-        case let .who(mask, operatorsOnly, from):
-            defer { from.session.tell(.answered) }
+        case let .who(mask, operatorsOnly):
             let folded = IRCCaseMapping.fold(mask)
             if let exact = state.byNick[folded]?.identity {
                 if !operatorsOnly || exact.isOperator {
@@ -169,37 +201,32 @@ enum NickRegistry {
             }
             from.send(replies.numeric(Numeric.endOfWho, from.nick, mask, "End of /WHO list"))
 
-        case let .ison(nicks, from):
-            defer { from.session.tell(.answered) }
+        case let .ison(nicks):
             let online = nicks.compactMap { state.byNick[IRCCaseMapping.fold($0)]?.identity?.nick }
             from.send(replies.numeric(Numeric.ison, from.nick, online.joined(separator: " ")))
 
-        case let .userhost(nicks, from):
-            defer { from.session.tell(.answered) }
+        case let .userhost(nicks):
             let found = nicks.prefix(5).compactMap { nick -> String? in
                 guard let user = state.byNick[IRCCaseMapping.fold(nick)]?.identity else { return nil }
                 return "\(user.nick)\(user.isOperator ? "*" : "")=\(user.away == nil ? "+" : "-")\(user.user)@\(user.host)"
             }
             from.send(replies.numeric(Numeric.userhost, from.nick, found.joined(separator: " ")))
 
-        case let .kill(nick, reason, from):
-            defer { from.session.tell(.answered) }
+        case let .kill(nick, reason):
             guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
-                return
+                return replyTo.answered()
             }
             target.session.tell(.killed(by: from.nick, reason: reason))
 
-        case let .invite(nick, _, channel, from):
+        case let .invite(nick, channel):
             guard let target = state.byNick[IRCCaseMapping.fold(nick)]?.identity else {
                 from.send(replies.numeric(Numeric.noSuchNick, from.nick, nick, "No such nick/channel"))
-                from.session.tell(.answered)
-                return
+                return replyTo.answered()
             }
-            channel.tell(.invitee(target, from: from))
+            return replyTo.handOn { channel.tell(.request(.invitee(target), from: from, replyTo: $0)) }
 
-        case let .whowas(nick, count, from):
-            defer { from.session.tell(.answered) }
+        case let .whowas(nick, count):
             let folded = IRCCaseMapping.fold(nick)
             let matches = state.history.reversed().filter { IRCCaseMapping.fold($0.nick) == folded }
             let shown = count > 0 ? Array(matches.prefix(count)) : matches
@@ -212,6 +239,7 @@ enum NickRegistry {
             }
             from.send(replies.numeric(Numeric.endOfWhowas, from.nick, nick, "End of WHOWAS"))
         }
+        return replyTo.answered()
     }
 
     /// One 352 line: `<channel> <user> <host> <server> <nick> <H|G>[*][@|+] :0 <realname>`.

@@ -2,7 +2,8 @@ import Mailbox
 import MailboxNet
 
 /// What a session's actor receives: its client's bytes and the end of its connection, its
-/// timers, and answers and notices from the registry and the channels.
+/// timers, and answers and notices from the registry and the channels. Each becomes an event of
+/// its `SessionStateMachine`.
 enum SessionMessage: Sendable {
     /// Bytes from the client, in order.
     case received([UInt8])
@@ -19,11 +20,11 @@ enum SessionMessage: Sendable {
     case joinedChannel(key: String, name: String, channel: ActorRef<ChannelMessage>)
     /// Kicked, or the channel closed.
     case leftChannel(key: String)
-    /// The actor that answered one of the client's commands has sent its last reply.
-    case answered
-    /// The same for a PRIVMSG (the channel or the registry has delivered it, or refused it).
-    case messageAnswered
-    /// An answer took too long (its actor failed): run the next commands anyway.
+    /// The actor that answered one of the client's requests has sent its last reply
+    /// (`ReplyTo.answered()`); for a PRIVMSG, `.message`: the channel or the registry has
+    /// delivered it, or refused it.
+    case answered(ReplyTo.Kind)
+    /// An answer took too long (its actor stopped): run the next commands anyway.
     case answerTimedOut
     case killed(by: String, reason: String)
     case serverShutdown
