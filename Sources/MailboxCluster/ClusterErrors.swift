@@ -52,6 +52,22 @@ public struct UndeliveredRemoteMessage: Sendable, CustomStringConvertible {
     public let payload: [UInt8]
     /// The node it came from.
     public let from: ClusterNode
+    /// Why it was not understood (a `.notUnderstood` dead letter); nil when the recipient was
+    /// simply gone.
+    public let why: String?
 
-    public var description: String { "\(manifest) (\(payload.count) bytes from \(from))" }
+    public var description: String {
+        "\(manifest) (\(payload.count) bytes from \(from))" + (why.map { ": \($0)" } ?? "")
+    }
+}
+
+/// A message this node could not encode for another node (a `.notUnderstood` dead letter on
+/// the sending node): the message, and the codec's error.
+public struct UnencodableMessage: Sendable, CustomStringConvertible {
+    /// The message that was told.
+    public let message: any Sendable
+    /// What the codec said.
+    public let why: String
+
+    public var description: String { "\(why): \(message)" }
 }

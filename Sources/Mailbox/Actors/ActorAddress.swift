@@ -18,13 +18,15 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
     /// A number unique within the system for each spawned actor.
     public let incarnation: UInt64
 
-    /// The node the actor lives on, boxed (nil: this process's own actor).
+    /// The node the actor lives on, as its number in the process's node table (0: this
+    /// process's own actor). A number, not a reference: copying a local address retains
+    /// nothing more than its two strings.
     @usableFromInline
-    let nodeBox: _ClusterNodeBox?
+    let nodeIndex: UInt32
 
     /// The cluster node the actor lives on, for an actor of another process; `nil` for an
     /// actor of this process.
-    public var node: ClusterNode? { nodeBox?.node }
+    public var node: ClusterNode? { nodeIndex == 0 ? nil : _ClusterNodeTable.shared.node(at: nodeIndex) }
 
     /// The path segments from the root, e.g. `["user", "lobby", "alice"]`.
     public var segments: [String] {
@@ -48,19 +50,19 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
         self.system = system
         self.path = path
         self.incarnation = incarnation
-        self.nodeBox = nil
+        self.nodeIndex = 0
     }
 
     /// An address of an actor on `node` (the cluster layer builds them from the wire).
     package init(node: ClusterNode?, system: String, path: String, incarnation: UInt64) {
-        self.init(nodeBox: node.map(_ClusterNodeBox.init), system: system, path: path, incarnation: incarnation)
+        self.init(nodeIndex: node.map { _ClusterNodeTable.shared.index(of: $0) } ?? 0, system: system, path: path, incarnation: incarnation)
     }
 
-    private init(nodeBox: _ClusterNodeBox?, system: String, path: String, incarnation: UInt64) {
+    private init(nodeIndex: UInt32, system: String, path: String, incarnation: UInt64) {
         self.system = system
         self.path = path
         self.incarnation = incarnation
-        self.nodeBox = nodeBox
+        self.nodeIndex = nodeIndex
     }
 
     /// This address as seen from other nodes: the same actor, on `node`.
@@ -68,20 +70,9 @@ public struct ActorAddress: Hashable, Sendable, CustomStringConvertible {
         ActorAddress(node: node, system: system, path: path, incarnation: incarnation)
     }
 
-    public static func == (lhs: ActorAddress, rhs: ActorAddress) -> Bool {
-        lhs.incarnation == rhs.incarnation && lhs.path == rhs.path && lhs.system == rhs.system
-            && (lhs.nodeBox === rhs.nodeBox || lhs.nodeBox?.node == rhs.nodeBox?.node)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(system)
-        hasher.combine(path)
-        hasher.combine(incarnation)
-        if let node { hasher.combine(node) }
-    }
 
     func child(_ name: String, incarnation: UInt64) -> ActorAddress {
-        ActorAddress(nodeBox: nodeBox, system: system, path: path == "/" ? "/" + name : Self.joined(path, name), incarnation: incarnation)
+        ActorAddress(nodeIndex: nodeIndex, system: system, path: path == "/" ? "/" + name : Self.joined(path, name), incarnation: incarnation)
     }
 
     /// `parent + "/" + name`, written in one pass (two `String` appends cost several times

@@ -23,13 +23,34 @@ public struct ClusterNode: Hashable, Sendable, Codable, CustomStringConvertible 
     }
 }
 
-/// The node of an address, boxed so that an address keeps its size when it has none (local
-/// addresses, the common case, carry a nil reference: 8 bytes, no retain).
+/// The cluster nodes this process has seen in addresses, numbered from 1 in the order first
+/// seen (0 is "this process" in `ActorAddress.nodeIndex`). Interned: one number per node, so
+/// addresses compare and hash nodes by number. Append-only: a process sees few node
+/// incarnations (each start of each node of its cluster), and keeps them all.
+///
+/// Thread-safety: one lock; taken only to build or print a remote address, never for a local one.
 @usableFromInline
-final class _ClusterNodeBox: Sendable {
-    let node: ClusterNode
+final class _ClusterNodeTable: Sendable {
+    static let shared = _ClusterNodeTable()
 
-    init(_ node: ClusterNode) {
-        self.node = node
+    private struct Table {
+        var nodes: [ClusterNode] = []
+        var numbers: [ClusterNode: UInt32] = [:]
+    }
+
+    private let table = LockedValueBox(Table())
+
+    func index(of node: ClusterNode) -> UInt32 {
+        table.withLockedValue { table in
+            if let number = table.numbers[node] { return number }
+            table.nodes.append(node)
+            let number = UInt32(table.nodes.count)
+            table.numbers[node] = number
+            return number
+        }
+    }
+
+    func node(at index: UInt32) -> ClusterNode {
+        table.withLockedValue { $0.nodes[Int(index) - 1] }
     }
 }

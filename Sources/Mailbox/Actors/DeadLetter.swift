@@ -19,10 +19,12 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
         /// The recipient was waiting out a restart back-off and its stash was full. A drop:
         /// published as `Dropped`, not as a dead letter.
         case backoffStashFull
-        /// The message reached another node, which could not turn it into a message of the
-        /// recipient's type (an unknown manifest, a newer version, bytes its codec refused); the
-        /// text says which. Published on the receiving node.
-        case notUnderstood(String)
+        /// The message could not cross to or from another node: the receiving node could not
+        /// turn it into a message of the recipient's type (an unknown manifest, a newer
+        /// version, bytes its codec refused), or the sending node could not encode it. The
+        /// dead letter's message says which (MailboxCluster's `UndeliveredRemoteMessage`).
+        /// No payload, so that a `TellResult` stays a trivial value on every tell.
+        case notUnderstood
         /// The bounded outbound queue to the recipient's node was full (the node is slow or
         /// unreachable). A drop: published as `Dropped`, on the sending node.
         case outboundQueueFull
@@ -43,7 +45,7 @@ public struct DeadLetter: Sendable, CustomStringConvertible {
             case .lateReply: return "late reply"
             case .noRecipient: return "no recipient"
             case .backoffStashFull: return "back-off stash full"
-            case let .notUnderstood(why): return "not understood: \(why)"
+            case .notUnderstood: return "not understood by the other node"
             case .outboundQueueFull: return "outbound queue to the node full"
             }
         }

@@ -62,7 +62,8 @@ public struct ClusterCodingContext: Sendable {
 /// How a receiver decides (docs/Cluster.md, "Serialization and versions"): a message whose
 /// manifest is the recipient type's manifest or one of its aliases is decoded by the
 /// recipient type's codec, given the sender's version; anything else becomes a dead letter
-/// with reason `.notUnderstood`, on the receiving node.
+/// with reason `.notUnderstood` on the receiving node, its message an `UndeliveredRemoteMessage`
+/// whose `why` says what was wrong.
 ///
 /// A value type: build it before `ClusterSystem.join`; every node of a cluster should
 /// register the same types (under the same manifests).
@@ -129,18 +130,18 @@ extension ClusterCodecs.Entry {
             do {
                 return .message(try decode(payload, version, context))
             } catch {
-                return .refused(.notUnderstood("'\(sent)' could not be decoded: \(error)"))
+                return .refused(why: "'\(sent)' could not be decoded: \(error)")
             }
         }
         let (name, version) = Self.split(sent)
         guard name == manifest || aliases.contains(name) else {
-            return .refused(.notUnderstood("manifest '\(name)' is not the recipient's type '\(manifest)'"))
+            return .refused(why: "manifest '\(name)' is not the recipient's type '\(manifest)'")
         }
         do {
             return .message(try decode(payload, version, context))
         } catch {
             let newer = version > self.version ? " (sent as version \(version); this node knows up to \(self.version))" : ""
-            return .refused(.notUnderstood("'\(sent)' could not be decoded\(newer): \(error)"))
+            return .refused(why: "'\(sent)' could not be decoded\(newer): \(error)")
         }
     }
 
@@ -152,8 +153,8 @@ extension ClusterCodecs.Entry {
     }
 }
 
-/// A message decoded for its recipient, or why not.
+/// A message decoded for its recipient, or why not (a `.notUnderstood` dead letter).
 enum _Decoded {
     case message(any Sendable)
-    case refused(DeadLetter.Reason)
+    case refused(why: String)
 }

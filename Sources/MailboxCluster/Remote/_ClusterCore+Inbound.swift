@@ -10,7 +10,8 @@ extension _ClusterCore {
             envelope = try _Envelope.decode(message.payload)
         } catch {
             state.withLockedValue { $0.statistics.malformedFrames += 1 }
-            system.publishUndeliveredMessage("\(error)", to: ActorAddress(node: me, system: system.name, path: "/", incarnation: 0), reason: .notUnderstood("malformed cluster frame: \(error)"))
+            system.publishUndeliveredMessage(
+                "malformed cluster frame: \(error)", to: ActorAddress(node: me, system: system.name, path: "/", incarnation: 0), reason: .notUnderstood)
             return
         }
         let from = envelope.from
@@ -160,7 +161,7 @@ extension _ClusterCore {
 
     private func undeliverable(_ payload: ArraySlice<UInt8>, manifest: String, to recipient: _WireActor, from: ClusterNode) {
         system.publishUndeliveredMessage(
-            UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from),
+            UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from, why: nil),
             to: ActorAddress(node: me, system: system.name, path: recipient.path, incarnation: recipient.incarnation),
             reason: recipient.path.hasPrefix("/temp/") ? .lateReply : .recipientTerminated)
     }

@@ -43,9 +43,9 @@ extension _ClusterCore {
         do {
             payload = try entry.encode(message, ClusterCodingContext(refCoding: coding))
         } catch {
-            let reason = DeadLetter.Reason.notUnderstood("\(Message.self) could not be encoded: \(error)")
-            system.publishUndeliveredMessage(message, to: endpoint.address, reason: reason)
-            return .refused(reason)
+            let why = "\(Message.self) could not be encoded: \(error)"
+            system.publishUndeliveredMessage(UnencodableMessage(message: message, why: why), to: endpoint.address, reason: .notUnderstood)
+            return .refused(.notUnderstood)
         }
         let bytes = _Envelope(from: me, sequence: 0, frame: .message(recipient: endpoint.recipient, manifest: entry.wireManifest, payload: payload[...])).encoded()
         let asks = coding.exportedAsks?.asks.withLock { $0 } ?? []
@@ -92,9 +92,11 @@ extension _ClusterCore {
                     switch entry.decodeMessage(payload, wireManifest: manifest, context: context) {
                     case let .message(message):
                         ref.tell(message as! Message)
-                    case let .refused(reason):
+                    case let .refused(why):
                         self.state.withLockedValue { $0.statistics.notUnderstood += 1 }
-                        system.publishUndeliveredMessage(UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from), to: ref.address, reason: reason)
+                        system.publishUndeliveredMessage(
+                            UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: from, why: why),
+                            to: ref.address, reason: .notUnderstood)
                     }
                 },
                 isAsk: isAsk,
