@@ -248,7 +248,7 @@ public struct ActorContext<Message: Sendable> {
     func recordUsageError(_ error: any Error) {
         let state = state
         if state.usageError == nil { state.usageError = error }
-        cell.flags.bitwiseOr(ActorCell<Message>.usageErrorFlag, ordering: .relaxed)
+        cell.flags.setUsageError()
     }
 
     /// The recorded usage error, cleared.

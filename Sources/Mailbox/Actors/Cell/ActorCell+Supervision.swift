@@ -193,12 +193,10 @@ extension ActorCell {
             return
         case .suspend:
             lifecycle = .restarting
-            flags.bitwiseOr(Self.restartingFlag, ordering: .relaxed)
             context.cancelAllTimers()
             keepStashForNewState()
         case let .stopHalf(stopsChildren, then):
             lifecycle = .restarting
-            flags.bitwiseOr(Self.restartingFlag, ordering: .relaxed)
             runStopHalf(stopsChildren: stopsChildren)
             perform(then)
         case let .replaceBackoff(timer, then):
@@ -266,7 +264,6 @@ extension ActorCell {
         // A `Supervisor` being rebuilt registers its new self.
         state.managing = nil
         lifecycle = .running
-        flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
         let now = dateScheduler.currentDate
         let initial: Behavior<Message>
         switch source {

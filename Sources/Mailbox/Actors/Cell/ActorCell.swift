@@ -95,45 +95,15 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     // Declared here, after the 25-byte behavior, they fill the bytes it leaves before the next
     // word instead of padding to words of their own (16 bytes less per actor).
 
-    /// Flags shared with senders, in one byte: `terminatedFlag` (set once, when the actor has
-    /// terminated; senders then dead-letter directly), `parkedFlag` (see `park()`) and
-    /// `timerMessageFlag`.
+    /// Flags shared with senders, in one atomic byte, each behind named accessors that choose
+    /// its memory ordering (see `CellFlags`).
     @usableFromInline
-    let flags = Atomic<UInt8>(0)
-    @inlinable
-    static var terminatedFlag: UInt8 { 1 }
-    @inlinable
-    static var parkedFlag: UInt8 { 2 }
-    /// Set (under the actor's `TimerMarks` lock) when a timer message is enqueued; cleared by
-    /// the run once no timer message is left to recognise (see `TimerMarks`).
-    @inlinable
-    static var timerMessageFlag: UInt8 { 4 }
-    /// Set inside the mailbox run when the handler misused its context (see
-    /// `ActorContext.recordUsageError`): the handler fails once it returns.
-    @inlinable
-    static var usageErrorFlag: UInt8 { 8 }
-    /// Set while the actor is restarting (its messages may wait aside in the restart buffer,
-    /// where `pending` no longer counts them): `mailboxDepth` then reads at least 1.
-    @inlinable
-    static var restartingFlag: UInt8 { 16 }
-    /// Set at creation, never cleared, when the actor has an idle hook (`Props.idleHook`): the
-    /// end of a run looks for the hook only then (one byte load for every other actor).
-    @inlinable
-    static var idleHookFlag: UInt8 { 32 }
-    /// Set by `deinit` of a terminated actor before it calls `runLoop` one last time: that
-    /// call frees the mailbox's memory, in code specialised for `Message`, instead of running.
-    @inlinable
-    static var releasingFlag: UInt8 { 64 }
-    /// Set by `sendSystem(.start)` (once, at spawn), cleared by the first run, which handles
-    /// the start before any other system message: the start needs no message node. A stop
-    /// that overtook it (a spawn racing a shutdown) leaves it to `drainAfterTermination`.
-    @inlinable
-    static var startRequestedFlag: UInt8 { 128 }
+    let flags = CellFlags()
 
     /// Whether the actor has terminated.
     @inlinable
     final func isTerminated() -> Bool {
-        flags.load(ordering: .acquiring) & Self.terminatedFlag != 0
+        flags.isTerminated
     }
     /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
     /// whoever schedules a run to that run, like the rest of the consumer's state (see
@@ -158,7 +128,14 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     var messageHandler: ((Message) throws -> Behavior<Message>)?
     @usableFromInline
     @exclusivity(unchecked)
-    var lifecycle: Lifecycle = .new
+    var lifecycle: Lifecycle = .new {
+        didSet {
+            // "Restarting" is the lifecycle's, copied into `flags` only here: `mailboxDepth` is
+            // read from any thread, and `lifecycle` belongs to the mailbox run.
+            let isRestarting = if case .restarting = lifecycle { true } else { false }
+            if isRestarting != flags.isRestarting { flags.setRestarting(isRestarting) }
+        }
+    }
     /// Messages the stash may hold (`Props.stashCapacity`). After `lifecycle`, in its padding.
     @usableFromInline
     let stashCapacity: Int32
@@ -222,7 +199,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         if let idleHook = settings.idleHook {
             // Before the cell is published.
             contextState().idleHook = idleHook
-            flags.bitwiseOr(Self.idleHookFlag, ordering: .relaxed)
+            flags.setHasIdleHook()
         }
     }
 
@@ -249,9 +226,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     deinit {
         if case .terminated = lifecycle {
-            // The specialised `runMailbox` frees the queue (see `releasingFlag`): the generic
+            // The specialised `runMailbox` frees the queue (see `CellFlags.isReleasing`): the generic
             // `releaseAll` would look up the queue's type metadata several times.
-            flags.bitwiseOr(Self.releasingFlag, ordering: .relaxed)
+            flags.setReleasing()
             _ = runLoop(self)
         } else {
             mailboxHead.releaseAll(mailboxTail)
@@ -276,7 +253,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     override func sendSystem(_ message: SystemMessage) {
         if case .start = message {
-            flags.bitwiseOr(Self.startRequestedFlag, ordering: .relaxed)
+            flags.setStartRequested()
             activate()
         } else {
             pushSystemMessage(message)
@@ -287,7 +264,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     @usableFromInline
     override var mailboxDepth: Int {
-        pending.load(ordering: .relaxed) + (flags.load(ordering: .relaxed) & Self.restartingFlag != 0 ? 1 : 0)
+        // While restarting, messages may wait aside in the restart buffer, where `pending` no
+        // longer counts them: the depth then reads at least 1.
+        pending.load(ordering: .relaxed) + (flags.isRestarting ? 1 : 0)
     }
 
     @usableFromInline
