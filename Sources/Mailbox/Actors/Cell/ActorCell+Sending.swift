@@ -144,7 +144,7 @@ extension ActorCell {
             // On the sending thread, trampolined: no recursion, FIFO kept.
             Trampoline.run(Unmanaged.passRetained(self))
         } else {
-            scheduler.schedule { self.run() }
+            scheduler.schedule { self.runJob() }
         }
     }
 }

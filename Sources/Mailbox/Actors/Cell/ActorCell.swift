@@ -65,11 +65,11 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         if let customScheduler { return customScheduler }
         return poolReference!.takeUnretainedValue()
     }
-    /// The mailbox run, specialised for `Message` where the actor was spawned (see
-    /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
+    /// `runMailbox()`, specialised for `Message` where the actor was spawned (see
+    /// `ActorSystem.spawn`): a run through the job's virtual `runJob()` would otherwise execute
     /// unspecialised generic code that looks up type metadata on every message.
     @usableFromInline
-    let runLoop: (ActorCell<Message>) -> Bool
+    let specializedRunMailbox: (ActorCell<Message>) -> Bool
 
     /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
     /// it tells time, otherwise the system's timer scheduler.
@@ -186,9 +186,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         parent: AnyTarget,
         behavior: sending Behavior<Message>,
         settings: CellSettings,
-        runLoop: @escaping (ActorCell<Message>) -> Bool
+        specializedRunMailbox: @escaping (ActorCell<Message>) -> Bool
     ) {
-        self.runLoop = runLoop
+        self.specializedRunMailbox = specializedRunMailbox
         options = settings.options
         poolReference = settings.pool
         runLength = settings.runLength
@@ -229,7 +229,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
             // The specialised `runMailbox` frees the queue (see `CellFlags.isReleasing`): the generic
             // `releaseAll` would look up the queue's type metadata several times.
             flags.setReleasing()
-            _ = runLoop(self)
+            _ = specializedRunMailbox(self)
         } else {
             mailboxHead.releaseAll(mailboxTail)
         }
@@ -272,15 +272,16 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     override var hasTerminated: Bool { isTerminated() }
 
-    /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one
-    /// at a time per actor (see the type's documentation).
-    override func run() {
-        _ = runLoop(self)
+    /// The job of an actor is one mailbox run (`runMailbox()`), here from a scheduler that keeps
+    /// the cell alive through it. Only ever one at a time per actor (see the type's
+    /// documentation).
+    override func runJob() {
+        _ = specializedRunMailbox(self)
     }
 
     /// One mailbox run from a pool worker; returns whether the worker must give back a retain.
-    override func runFromPool() -> Bool {
-        runLoop(self)
+    override func runJobOnWorker() -> Bool {
+        specializedRunMailbox(self)
     }
 
     /// Whether a queued run of this cell holds a retain (read only while the run is queued).
