@@ -25,6 +25,7 @@ struct SupervisionDeciderTests {
         case stopRuleUnlogged
         case escalateRule
         case restartRule
+        case restartRuleKeepingChildren
         /// `restart(limit: 2, within: 10 s)`, one restart 5 s ago.
         case limitedRule
         /// `restart(limit: 2, within: 10 s, whenExceeded: .escalate)`, restarts 8 s and 3 s ago.
@@ -63,7 +64,7 @@ struct SupervisionDeciderTests {
             let now = SupervisionDeciderTests.now
             func ago(_ seconds: Double) -> Date { now.addingTimeInterval(-seconds) }
             func decider(topLevel: Bool = false, _ guardian: SupervisorStrategy = .stop) -> SupervisionDecider {
-                SupervisionDecider(isTopLevel: topLevel, guardianStrategy: guardian)
+                SupervisionDecider(guardianStrategy: topLevel ? guardian : nil)
             }
             func rule(_ strategy: SupervisorStrategy, of error: (any Error.Type)? = nil) -> SupervisionState<Int>.ActiveRule {
                 .init(rule: SupervisionRule(behavior: .receiveMessage { _ in .same }, strategy: strategy, matches: { thrown in
@@ -111,6 +112,8 @@ struct SupervisionDeciderTests {
                 return (decider(), state(rule(.escalate)))
             case .restartRule:
                 return (decider(), state(rule(.restart)))
+            case .restartRuleKeepingChildren:
+                return (decider(), state(rule(SupervisorStrategy.restart.keepingChildren())))
             case .limitedRule:
                 return (decider(), state(counted(rule(.restart(limit: 2, within: .seconds(10))), at: 5, window: .seconds(10))))
             case .fullLimitedRule, .fullLimitedRuleTopLevel:
@@ -206,6 +209,8 @@ struct SupervisionDeciderTests {
             return "escalate by actor, restarts 0"
         case .restartRule:
             return inSetup ? "stop(stopped) by actor, restarts 0" : "restart(rule(0)) by actor, restarts 1"
+        case .restartRuleKeepingChildren:
+            return inSetup ? "stop(stopped) by actor, restarts 0" : "restart(rule(0), keeping children) by actor, restarts 1"
         case .limitedRule:
             return "restart(rule(0)) by actor, restarts 2 of 2 in 10.0 seconds"
         case .fullLimitedRule:
@@ -216,9 +221,9 @@ struct SupervisionDeciderTests {
             return "restart(rule(0)) by actor, restarts 1 of 2 in 10.0 seconds"
         case .backoffRule:
             // min(8, 1·2²)·(1 + 0.5·0.5)
-            return "restart(rule(0), after 5.0 seconds) by actor, restarts 3"
+            return "restart(rule(0), after 5.0 seconds, stash 1000) by actor, restarts 3"
         case .stableBackoffRule:
-            return "restart(rule(0), after 1.25 seconds) by actor, restarts 1"
+            return "restart(rule(0), after 1.25 seconds, stash 1000) by actor, restarts 1"
         case .backoffRuleAtMaxRestarts:
             return "stop(stopped, limit exceeded) by actor, restarts 2 of 2"
         case .nestedRules:
@@ -257,7 +262,7 @@ struct SupervisionDeciderTests {
         #expect(describe(decision) == Self.expected(fixture, failure), "\(failure) of \(fixture)")
         // The jitter is drawn for a back-off restart only (a seeded system replays the same
         // sequence).
-        #expect(draws == (decision.backoff == nil ? 0 : 1), "\(failure) of \(fixture)")
+        #expect(draws == (decision.backoffDelay == nil ? 0 : 1), "\(failure) of \(fixture)")
     }
 
     // MARK: Properties the cell relies on
@@ -284,7 +289,7 @@ struct SupervisionDeciderTests {
     @Test func aFailingSetup_takesNoSlotOfTheSharedWindow() {
         let window = SharedRestartWindow(intensity: 3, period: .seconds(60))
         let state = SupervisionState<Int>(isManaged: true, delegatedWindow: window)
-        let decider = SupervisionDecider(isTopLevel: false, guardianStrategy: .stop)
+        let decider = SupervisionDecider(guardianStrategy: nil)
         _ = decider.decide(ErrorA(), inSetup: true, state: state, now: Self.now, randomUnit: { Self.random })
         #expect(window.count(at: Self.now) == 0)
         _ = decider.decide(ErrorA(), inSetup: false, state: state, now: Self.now, randomUnit: { Self.random })
@@ -305,7 +310,7 @@ struct SupervisionDeciderTests {
             reads += 1
             return Self.now
         }
-        let unsupervised = SupervisionDecider(isTopLevel: false, guardianStrategy: .stop)
+        let unsupervised = SupervisionDecider(guardianStrategy: nil)
         _ = unsupervised.decide(ErrorA(), inSetup: false, state: SupervisionState<Int>?.none, now: now(), randomUnit: { Self.random })
         let allForOne = SupervisionState<Int>(isManaged: true)
         _ = unsupervised.decide(ErrorA(), inSetup: false, state: allForOne, now: now(), randomUnit: { Self.random })
@@ -331,7 +336,8 @@ struct SupervisionDeciderTests {
         case .resume: head = "resume"
         case let .stop(_, exit, limitExceeded): head = "stop(\(exit)\(limitExceeded == nil ? "" : ", limit exceeded"))"
         case let .escalate(_, limitExceeded): head = limitExceeded == nil ? "escalate" : "escalate(limit exceeded)"
-        case let .restart(source, _, delay, _): head = "restart(\(source)\(delay.map { ", after \($0)" } ?? ""))"
+        case let .restart(source, stopsChildren, backoff, _):
+            head = "restart(\(source)\(backoff.map { ", after \($0.delay), stash \($0.stashCapacity)" } ?? "")\(stopsChildren ? "" : ", keeping children"))"
         case .askSupervisor: head = "askSupervisor"
         case let .shutDownSystem(_, exit): head = "shutDownSystem(\(exit))"
         }

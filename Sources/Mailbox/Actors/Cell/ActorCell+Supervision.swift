@@ -108,7 +108,7 @@ extension ActorCell {
     }
 
     private var decider: SupervisionDecider {
-        SupervisionDecider(isTopLevel: isTopLevel, guardianStrategy: system.configuration.guardianStrategy)
+        SupervisionDecider(guardianStrategy: isTopLevel ? system.configuration.guardianStrategy : nil)
     }
 
     /// Performs a supervision decision about `error` (thrown handling `message`, if any): the
@@ -117,11 +117,11 @@ extension ActorCell {
         let report = decision.report
         if report.logging {
             // An autoclosure: built only if the system has a log handler.
-            system.log(decisionLine(error, decision.directive, report.restarts, decision.backoff))
+            system.log(decisionLine(error, decision.directive, report.restarts, decision.backoffDelay))
         }
         system.publish(.supervised(SupervisionDecision(
             actor: address, error: error, message: message, directive: decision.directive, decider: report.decider,
-            backoff: decision.backoff, restartCount: report.restarts.count)))
+            backoff: decision.backoffDelay, restartCount: report.restarts.count)))
         switch decision {
         case .resume:
             return
@@ -131,8 +131,8 @@ extension ActorCell {
         case let .escalate(_, limitExceeded):
             if let limitExceeded { logLimitExceeded(limitExceeded) }
             beginStopping(failure: error, exit: .escalated)
-        case let .restart(source, strategy, delay, _):
-            beginRestart(source, strategy: strategy, delay: delay)
+        case let .restart(source, stopsChildren, backoff, _):
+            beginRestart(source, stopsChildren: stopsChildren, backoff: backoff)
         case .askSupervisor:
             // Messages wait in the mailbox until the supervisor's order.
             perform(supervisionState().restart.suspendedForSupervisor())
@@ -148,8 +148,8 @@ extension ActorCell {
         }
     }
 
-    private func logLimitExceeded(_ strategy: SupervisorStrategy) {
-        system.log("actor \(address.path): restart limit of \(strategy) exceeded")
+    private func logLimitExceeded(_ limit: SupervisionDecider.LimitExceeded) {
+        system.log("actor \(address.path): restart limit of \(limit.strategy) exceeded")
     }
 
     /// "actor /user/w failed: Boom; restart 2 of 3 in 10.0 seconds after 0.1 seconds".
@@ -171,19 +171,18 @@ extension ActorCell {
     /// A restart decided by this actor's rules (or the guardian strategy, or a one-for-one
     /// supervisor's shared window): the stop half now, then, once the children told to stop are
     /// gone and the back-off (if any) has elapsed, the rebuild.
-    private func beginRestart(_ source: RestartSource, strategy: SupervisorStrategy, delay: Duration?) {
+    private func beginRestart(_ source: RestartSource, stopsChildren: Bool, backoff: SupervisionDecider.Backoff?) {
         let state = supervisionState()
-        var backoff: RestartStateMachine.Backoff?
-        if let delay, let plan = strategy.backoff {
+        var timedBackoff: RestartStateMachine.Backoff?
+        if let backoff {
             let generation = state.restart.nextBackoffGeneration()
-            let timer = dateScheduler.schedule(after: delay) { [self] in
+            let timer = dateScheduler.schedule(after: backoff.delay) { [self] in
                 sendSystem(.backoffElapsed(generation: generation))
             }
-            backoff = .init(generation: generation, timer: timer, stashCapacity: plan.stashCapacity)
+            timedBackoff = .init(generation: generation, timer: timer, stashCapacity: backoff.stashCapacity)
         }
         perform(state.restart.restartDecided(
-            source: source, stopsChildren: strategy.stopsChildren, hasChildren: hasChildren,
-            backoff: backoff))
+            source: source, stopsChildren: stopsChildren, hasChildren: hasChildren, backoff: timedBackoff))
     }
 
     /// Performs what the restart state machine decided.

@@ -129,10 +129,11 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     @usableFromInline
     @exclusivity(unchecked)
     var lifecycle: Lifecycle = .new {
-        didSet {
+        willSet {
             // "Restarting" is the lifecycle's, copied into `flags` only here: `mailboxDepth` is
-            // read from any thread, and `lifecycle` belongs to the mailbox run.
-            let isRestarting = if case .restarting = lifecycle { true } else { false }
+            // read from any thread, and `lifecycle` belongs to the mailbox run. (`willSet`: its
+            // `newValue` is matched in place; reading `lifecycle` back would copy its payload.)
+            let isRestarting = if case .restarting = newValue { true } else { false }
             if isRestarting != flags.isRestarting { flags.setRestarting(isRestarting) }
         }
     }

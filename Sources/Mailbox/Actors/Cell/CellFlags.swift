@@ -16,8 +16,8 @@ import Synchronization
 /// | `releasing` | `deinit` | never | the last call of the run | relaxed (one thread) |
 /// | `startRequested` | `sendSystem(.start)` | the first run | the run | relaxed (handed over by `pending`) |
 ///
-/// (An `OptionSet` of names over an `Atomic<UInt8>`. The ordering of an atomic operation must
-/// be a constant where it is called, so each accessor spells out its own operation.)
+/// (An `OptionSet` of names over an `Atomic<UInt8>`. Code outside this type uses the named
+/// accessors only.)
 @usableFromInline
 struct CellFlags: ~Copyable {
     /// The bits of the byte.
@@ -45,6 +45,33 @@ struct CellFlags: ~Copyable {
     @inlinable
     init() {}
 
+    // The operations the accessors below choose from. (An atomic operation's ordering must be
+    // a constant where it is called: one helper per ordering.)
+
+    @inlinable
+    func loadRelaxed(_ flag: Flag) -> Bool { byte.load(ordering: .relaxed) & flag.rawValue != 0 }
+
+    @inlinable
+    func insertRelaxed(_ flag: Flag) { byte.bitwiseOr(flag.rawValue, ordering: .relaxed) }
+
+    @inlinable
+    func removeRelaxed(_ flag: Flag) { byte.bitwiseAnd(~flag.rawValue, ordering: .relaxed) }
+
+    @inlinable
+    func loadSequentiallyConsistent(_ flag: Flag) -> Bool {
+        byte.load(ordering: .sequentiallyConsistent) & flag.rawValue != 0
+    }
+
+    @inlinable
+    func insertSequentiallyConsistent(_ flag: Flag) { byte.bitwiseOr(flag.rawValue, ordering: .sequentiallyConsistent) }
+
+    /// Whether this call cleared the flag.
+    @inlinable
+    @discardableResult
+    func removeSequentiallyConsistent(_ flag: Flag) -> Bool {
+        byte.bitwiseAnd(~flag.rawValue, ordering: .sequentiallyConsistent).oldValue & flag.rawValue != 0
+    }
+
     // MARK: terminated
 
     /// Whether the actor has terminated (set once, never cleared): senders then dead-letter
@@ -67,16 +94,14 @@ struct CellFlags: ~Copyable {
 
     /// Whether a run ended leaving user messages queued, waiting for a system message.
     @inlinable
-    var isParked: Bool { byte.load(ordering: .sequentiallyConsistent) & Flag.parked.rawValue != 0 }
+    var isParked: Bool { loadSequentiallyConsistent(.parked) }
 
     @inlinable
-    func setParked() { byte.bitwiseOr(Flag.parked.rawValue, ordering: .sequentiallyConsistent) }
+    func setParked() { insertSequentiallyConsistent(.parked) }
 
     /// Clears the flag; whether this call cleared it (and so must schedule the run).
     @inlinable
-    func clearParked() -> Bool {
-        byte.bitwiseAnd(~Flag.parked.rawValue, ordering: .sequentiallyConsistent).oldValue & Flag.parked.rawValue != 0
-    }
+    func clearParked() -> Bool { removeSequentiallyConsistent(.parked) }
 
     // MARK: timerMessage
 
@@ -84,15 +109,15 @@ struct CellFlags: ~Copyable {
     /// message's enqueue (whose slot store releases it), so the run that dequeued the message
     /// sees it; a stale `true` only costs a look-up under the `TimerMarks` lock.
     @inlinable
-    var mayHoldTimerMessage: Bool { byte.load(ordering: .relaxed) & Flag.timerMessage.rawValue != 0 }
+    var mayHoldTimerMessage: Bool { loadRelaxed(.timerMessage) }
 
     /// Set and cleared under the `TimerMarks` lock (which alone orders the two), sequentially
     /// consistent.
     @inlinable
-    func setTimerMessageQueued() { byte.bitwiseOr(Flag.timerMessage.rawValue, ordering: .sequentiallyConsistent) }
+    func setTimerMessageQueued() { insertSequentiallyConsistent(.timerMessage) }
 
     @inlinable
-    func clearTimerMessageQueued() { byte.bitwiseAnd(~Flag.timerMessage.rawValue, ordering: .sequentiallyConsistent) }
+    func clearTimerMessageQueued() { removeSequentiallyConsistent(.timerMessage) }
 
     // MARK: usageError
 
@@ -102,13 +127,13 @@ struct CellFlags: ~Copyable {
     /// Whether the handler that is running misused its context (see
     /// `ActorContext.recordUsageError`): it fails once it returns.
     @inlinable
-    var hasUsageError: Bool { byte.load(ordering: .relaxed) & Flag.usageError.rawValue != 0 }
+    var hasUsageError: Bool { loadRelaxed(.usageError) }
 
     @inlinable
-    func setUsageError() { byte.bitwiseOr(Flag.usageError.rawValue, ordering: .relaxed) }
+    func setUsageError() { insertRelaxed(.usageError) }
 
     @inlinable
-    func clearUsageError() { byte.bitwiseAnd(~Flag.usageError.rawValue, ordering: .relaxed) }
+    func clearUsageError() { removeRelaxed(.usageError) }
 
     // MARK: restarting
 
@@ -116,14 +141,14 @@ struct CellFlags: ~Copyable {
     /// `lifecycle`'s observer) for `mailboxDepth`, which routers read from any thread while
     /// `lifecycle` belongs to the mailbox run. Relaxed: a hint for load balancing.
     @inlinable
-    var isRestarting: Bool { byte.load(ordering: .relaxed) & Flag.restarting.rawValue != 0 }
+    var isRestarting: Bool { loadRelaxed(.restarting) }
 
     @inlinable
     func setRestarting(_ restarting: Bool) {
         if restarting {
-            byte.bitwiseOr(Flag.restarting.rawValue, ordering: .relaxed)
+            insertRelaxed(.restarting)
         } else {
-            byte.bitwiseAnd(~Flag.restarting.rawValue, ordering: .relaxed)
+            removeRelaxed(.restarting)
         }
     }
 
@@ -132,10 +157,10 @@ struct CellFlags: ~Copyable {
     /// Whether the actor has an idle hook (`Props.idleHook`): the end of a run looks for the
     /// hook only then. Set before the cell is published, never cleared: relaxed.
     @inlinable
-    var hasIdleHook: Bool { byte.load(ordering: .relaxed) & Flag.idleHook.rawValue != 0 }
+    var hasIdleHook: Bool { loadRelaxed(.idleHook) }
 
     @inlinable
-    func setHasIdleHook() { byte.bitwiseOr(Flag.idleHook.rawValue, ordering: .relaxed) }
+    func setHasIdleHook() { insertRelaxed(.idleHook) }
 
     // MARK: releasing
 
@@ -143,10 +168,10 @@ struct CellFlags: ~Copyable {
     /// that call frees the mailbox's memory, in code specialised for `Message`, instead of
     /// running. Relaxed: one thread, nothing else can reach the cell.
     @inlinable
-    var isReleasing: Bool { byte.load(ordering: .relaxed) & Flag.releasing.rawValue != 0 }
+    var isReleasing: Bool { loadRelaxed(.releasing) }
 
     @inlinable
-    func setReleasing() { byte.bitwiseOr(Flag.releasing.rawValue, ordering: .relaxed) }
+    func setReleasing() { insertRelaxed(.releasing) }
 
     // MARK: startRequested
 
@@ -157,11 +182,11 @@ struct CellFlags: ~Copyable {
     /// the start before any other system message: the start needs no message node. A stop
     /// that overtook it (a spawn racing a shutdown) leaves it to `drainAfterTermination`.
     @inlinable
-    var isStartRequested: Bool { byte.load(ordering: .relaxed) & Flag.startRequested.rawValue != 0 }
+    var isStartRequested: Bool { loadRelaxed(.startRequested) }
 
     @inlinable
-    func setStartRequested() { byte.bitwiseOr(Flag.startRequested.rawValue, ordering: .relaxed) }
+    func setStartRequested() { insertRelaxed(.startRequested) }
 
     @inlinable
-    func clearStartRequested() { byte.bitwiseAnd(~Flag.startRequested.rawValue, ordering: .relaxed) }
+    func clearStartRequested() { removeRelaxed(.startRequested) }
 }

@@ -39,24 +39,26 @@ import Foundation
 /// (Not generic, like `RestartSource`: its decisions need no type metadata at run time; only
 /// `decide` is, for the rules it reads.)
 struct SupervisionDecider {
-    /// Whether the failing actor is top-level (its parent is the guardian).
-    let isTopLevel: Bool
-    /// The system's guardian strategy, for a top-level actor that no rule of its own decides.
-    let guardianStrategy: SupervisorStrategy
+    /// The system's guardian strategy if the failing actor is top-level (its parent is the
+    /// guardian), for when no rule of its own decides; `nil` for any other actor.
+    let guardianStrategy: SupervisorStrategy?
+
+    /// Whether the failing actor is top-level.
+    var isTopLevel: Bool { guardianStrategy != nil }
 
     /// What the cell does with a failure. Each decision publishes one `SupervisionDecision`
     /// (from `report` and `directive`), then acts.
     enum Decision {
         /// Keep the state; the failing message is dropped.
         case resume(Report)
-        /// Stop; the parent hears of it as `exit`. `limitExceeded` is the strategy whose limit
-        /// refused a restart, if that is why.
-        case stop(Report, exit: ChildExit, limitExceeded: SupervisorStrategy?)
+        /// Stop; the parent hears of it as `exit`. `limitExceeded` if a restart limit refused
+        /// the restart.
+        case stop(Report, exit: ChildExit, limitExceeded: LimitExceeded?)
         /// Stop, and hand the failure to the parent (`childFailed`). `limitExceeded` as for `stop`.
-        case escalate(Report, limitExceeded: SupervisorStrategy?)
-        /// Restart what `source` rebuilds, under `strategy` (children, back-off stash), after
-        /// `delay` if it has a back-off.
-        case restart(RestartSource, strategy: SupervisorStrategy, delay: Duration?, Report)
+        case escalate(Report, limitExceeded: LimitExceeded?)
+        /// Restart what `source` rebuilds, stopping the children first if `stopsChildren`,
+        /// after `backoff` if the strategy has one.
+        case restart(RestartSource, stopsChildren: Bool, backoff: Backoff?, Report)
         /// A `Supervisor`'s child: suspend (messages wait in the mailbox) and ask the supervisor.
         case askSupervisor(Report)
         /// Stop (the parent hears of it as `exit`) and shut the system down: the guardian
@@ -83,10 +85,28 @@ struct SupervisionDecider {
             }
         }
 
-        /// The back-off before a restart, if any.
-        var backoff: Duration? {
-            if case let .restart(_, _, delay, _) = self { return delay }
+        /// The back-off delay before a restart, if any.
+        var backoffDelay: Duration? {
+            if case let .restart(_, _, backoff, _) = self { return backoff?.delay }
             return nil
+        }
+    }
+
+    /// The wait between a restart's stop half and its rebuild.
+    struct Backoff {
+        let delay: Duration
+        /// Messages arriving meanwhile are kept for the new state up to this bound.
+        let stashCapacity: Int
+    }
+
+    /// A restart refused by its limit: the strategy, for the log line. (A class, so that a
+    /// `SupervisorStrategy` does not make every decision several times larger: copying
+    /// decisions is on the failure path; a refusal is rare.)
+    final class LimitExceeded {
+        let strategy: SupervisorStrategy
+
+        init(_ strategy: SupervisorStrategy) {
+            self.strategy = strategy
         }
     }
 
@@ -154,13 +174,13 @@ struct SupervisionDecider {
             if let state, state.isManaged {
                 let logging = strategy?.isLoggingEnabled ?? true
                 if !inSetup, let window = state.delegatedWindow, let count = window.admit(at: now()) {
-                    return .restart(.delegated, strategy: .restart, delay: nil, Report(
+                    return .restart(.delegated, stopsChildren: SupervisorStrategy.restart.stopsChildren, backoff: nil, Report(
                         decider: .supervisor, restarts: RestartCount(count, of: window), logging: logging))
                 }
                 return .askSupervisor(Report(decider: .supervisor, restarts: RestartCount(0), logging: logging))
             }
             // 4. The guardian strategy.
-            if isTopLevel {
+            if let guardianStrategy {
                 strategy = guardianStrategy
                 source = .guardian
                 decider = .guardian
@@ -192,14 +212,16 @@ struct SupervisionDecider {
                 limitExceeded: nil)
         case .restart:
             switch admitRestart(source, strategy, state, now(), randomUnit) {
-            case let .allowed(delay, restarts):
-                return .restart(source, strategy: strategy, delay: delay, Report(decider: decider, restarts: restarts, logging: logging))
+            case let .allowed(backoff, restarts):
+                return .restart(
+                    source, stopsChildren: strategy.stopsChildren, backoff: backoff,
+                    Report(decider: decider, restarts: restarts, logging: logging))
             case let .refused(exceeded, restarts):
                 let report = Report(decider: decider, restarts: restarts, logging: logging)
                 if exceeded == .escalate, !isTopLevel {
-                    return .escalate(report, limitExceeded: strategy)
+                    return .escalate(report, limitExceeded: LimitExceeded(strategy))
                 }
-                return .stop(report, exit: .stopped, limitExceeded: strategy)
+                return .stop(report, exit: .stopped, limitExceeded: LimitExceeded(strategy))
             }
         }
     }
@@ -210,7 +232,7 @@ struct SupervisionDecider {
     /// decision reports its intensity as its restarts.
     func decideIntensityExceeded(_ error: SupervisorIntensityError) -> Decision {
         let restarts = RestartCount(error.intensity, limit: error.intensity, window: error.period)
-        if isTopLevel, guardianStrategy.directive(for: error) == .escalate {
+        if let guardianStrategy, guardianStrategy.directive(for: error) == .escalate {
             return .shutDownSystem(Report(decider: .guardian, restarts: restarts, logging: true), exit: .shutdown)
         }
         return .stop(Report(decider: .actor, restarts: restarts, logging: true), exit: .shutdown, limitExceeded: nil)
@@ -219,12 +241,12 @@ struct SupervisionDecider {
     // MARK: The restart arithmetic
 
     private enum Admission {
-        case allowed(backoff: Duration?, RestartCount)
+        case allowed(backoff: Backoff?, RestartCount)
         case refused(SupervisorStrategy.LimitExceeded, RestartCount)
     }
 
-    /// Counts a restart against the strategy's limit; the back-off delay if allowed, and the
-    /// restarts in the window (with this one, if allowed).
+    /// Counts a restart against the strategy's limit; the back-off if allowed, and the restarts
+    /// in the window (with this one, if allowed).
     private func admitRestart<Message: Sendable>(
         _ source: RestartSource, _ strategy: SupervisorStrategy, _ state: SupervisionState<Message>?,
         _ now: Date, _ randomUnit: () -> Double
@@ -246,9 +268,11 @@ struct SupervisionDecider {
                     return .refused(limit.whenExceeded, RestartCount(active.consecutive, limit: limit.maxRestarts))
                 }
             }
-            let delay = backoff.map { Self.backoffDelay($0, restarts: active.consecutive, random: randomUnit()) }
+            let wait = backoff.map {
+                Backoff(delay: Self.backoffDelay($0, restarts: active.consecutive, random: randomUnit()), stashCapacity: $0.stashCapacity)
+            }
             active.consecutive += 1
-            return .allowed(backoff: delay, RestartCount(
+            return .allowed(backoff: wait, RestartCount(
                 windowCount ?? active.consecutive, limit: strategy.limit?.maxRestarts, window: strategy.limit?.window))
         } ?? .allowed(backoff: nil, RestartCount(0))
     }
