@@ -109,13 +109,13 @@ public struct ActorContext<Message: Sendable> {
         props: Props,
         managed: Bool = false,
         delegatedWindow: SharedRestartWindow? = nil,
-        runLoop: @escaping (ActorCell<Child>) -> Bool
+        specializedRunMailbox: @escaping (ActorCell<Child>) -> Bool
     ) throws -> ActorRef<Child> {
         let (name, childAddress) = try childAddress(name, props: props)
         try ActorCell<Child>.checkBehavior(behavior, parent: address.path, name: name)
         let child = ActorCell(
             system: system, address: childAddress,
-            parent: cell, behavior: behavior, settings: CellSettings(props: props, system: system), runLoop: runLoop)
+            parent: cell, behavior: behavior, settings: CellSettings(props: props, system: system), specializedRunMailbox: specializedRunMailbox)
         if managed {
             // A `Supervisor`'s child: its supervisor decides its failures.
             child.makeManaged(delegatedWindow: delegatedWindow)
@@ -248,7 +248,7 @@ public struct ActorContext<Message: Sendable> {
     func recordUsageError(_ error: any Error) {
         let state = state
         if state.usageError == nil { state.usageError = error }
-        cell.flags.bitwiseOr(ActorCell<Message>.usageErrorFlag, ordering: .relaxed)
+        cell.flags.setUsageError()
     }
 
     /// The recorded usage error, cleared.

@@ -181,13 +181,13 @@ public final class ActorSystem: Sendable {
         _ behavior: sending Behavior<Message>,
         name: String?,
         props: Props,
-        runLoop: @escaping (ActorCell<Message>) -> Bool
+        specializedRunMailbox: @escaping (ActorCell<Message>) -> Bool
     ) throws -> ActorRef<Message> {
         let (name, address) = try topLevelAddress(name, props: props)
         try ActorCell<Message>.checkBehavior(behavior, parent: guardian.address.path, name: name)
         let cell = ActorCell(
             system: self, address: address,
-            parent: guardian, behavior: behavior, settings: CellSettings(props: props, system: self), runLoop: runLoop)
+            parent: guardian, behavior: behavior, settings: CellSettings(props: props, system: self), specializedRunMailbox: specializedRunMailbox)
         try adoptTopLevel(cell, name: name)
         return ActorRef(cell)
     }

@@ -60,7 +60,7 @@ enum Trampoline {
         while index < queue.jobs.count {
             let next = queue.jobs[index]
             index += 1
-            next.takeUnretainedValue().run()
+            next.takeUnretainedValue().runJob()
             next.release()
         }
         queue.jobs.removeAll(keepingCapacity: true)

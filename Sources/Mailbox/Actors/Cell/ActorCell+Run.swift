@@ -19,16 +19,16 @@ extension ActorCell {
         #endif
         var handled = 0
         if case .terminated = lifecycle {
-            if flags.load(ordering: .relaxed) & Self.releasingFlag != 0 {
+            if flags.isReleasing {
                 // Not a run: the cell's `deinit` (nothing else can reach the cell now).
                 mailboxHead.releaseAll(mailboxTail)
                 return false
             }
             handled = drainAfterTermination()
         } else {
-            if case .new = lifecycle, flags.load(ordering: .relaxed) & Self.startRequestedFlag != 0 {
-                // The start, first of all system messages (see `startRequestedFlag`).
-                flags.bitwiseAnd(~Self.startRequestedFlag, ordering: .relaxed)
+            if case .new = lifecycle, flags.isStartRequested {
+                // The start, first of all system messages (see `CellFlags.isStartRequested`).
+                flags.clearStartRequested()
                 handled = 1
                 handleSystemMessage(.start)
             }
@@ -45,7 +45,7 @@ extension ActorCell {
                 handled += 1
                 userHandled += 1
                 if let bounded { freeRoom(bounded) }
-                if flags.load(ordering: .relaxed) & Self.timerMessageFlag != 0, !admitsTimerMessage() {
+                if flags.mayHoldTimerMessage, !admitsTimerMessage() {
                     // A message of a timer cancelled or restarted after it fired.
                 } else if case .running = lifecycle {
                     handle(message)
@@ -69,7 +69,7 @@ extension ActorCell {
         // Read before the activation is released: `scheduleRun` sets it for the next run.
         let wasRetained = runIsRetained
         let parks = isParkingForRestart
-        let idleHook = flags.load(ordering: .relaxed) & Self.idleHookFlag != 0 ? contextStorage?.idleHook : nil
+        let idleHook = flags.hasIdleHook ? contextStorage?.idleHook : nil
         let identity = ObjectIdentifier(self)
         if pending.wrappingSubtract(handled, ordering: .acquiringAndReleasing).newValue > 0 {
             if parks {
@@ -107,7 +107,7 @@ extension ActorCell {
     /// one that wins the exchange schedules the run.
     @usableFromInline
     func park() {
-        flags.bitwiseOr(Self.parkedFlag, ordering: .sequentiallyConsistent)
+        flags.setParked()
         if systemMessages.load(ordering: .sequentiallyConsistent) != nil, unpark() {
             scheduleRun()
         }
@@ -150,17 +150,17 @@ extension ActorCell {
     @inlinable
     func drainAfterTermination() -> Int {
         var handled = runSystemMessages()
-        if flags.load(ordering: .relaxed) & Self.startRequestedFlag != 0 {
+        if flags.isStartRequested {
             // A start that came after a stop (a spawn racing a shutdown): counted, nothing to
             // start. (Left uncounted, it would keep the activation word above zero for ever.)
-            flags.bitwiseAnd(~Self.startRequestedFlag, ordering: .relaxed)
+            flags.clearStartRequested()
             handled += 1
         }
         let bounded = bounded
         while let message = mailboxHead.dequeue(mailboxTail) {
             if let bounded { freeRoom(bounded) }
             // A timer's message after termination is dropped silently: its timer is gone.
-            if flags.load(ordering: .relaxed) & Self.timerMessageFlag == 0 || !takesTimerMark() {
+            if !flags.mayHoldTimerMessage || !takesTimerMark() {
                 system.publishUndelivered(message, to: address, reason: .recipientTerminated)
             }
             handled += 1
@@ -190,7 +190,7 @@ extension ActorCell {
         guard let marks = context.timerSchedulerIfCreated?.marks else { return nil }
         // `dequeue` has moved past the message: its position is one before the head.
         return marks.take(at: mailboxHead.headIndex &- 1) {
-            flags.bitwiseAnd(~Self.timerMessageFlag, ordering: .sequentiallyConsistent)
+            flags.clearTimerMessageQueued()
         }
     }
 
@@ -220,7 +220,7 @@ extension ActorCell {
                     throw nonCanonicalBehavior()
                 }
             }
-            if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
+            if flags.hasUsageError { try throwUsageError() }
             if case .same = next.kind { return }
             try become(next, unhandled: message)
         } catch {
@@ -232,7 +232,7 @@ extension ActorCell {
     /// `ActorContext.recordUsageError`), clearing it.
     @usableFromInline
     func throwUsageError() throws {
-        flags.bitwiseAnd(~Self.usageErrorFlag, ordering: .relaxed)
+        flags.clearUsageError()
         if let error = context.takeUsageError() { throw error }
     }
 
@@ -300,7 +300,7 @@ extension ActorCell {
         while true {
             if case let .setup(factory) = current.kind {
                 current = try factory(context)
-                if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
+                if flags.hasUsageError { try throwUsageError() }
             } else if case let .supervised(rule) = current.kind {
                 current = register(rule, registersRules: registersRules, isFirstRule: isFirstRule)
                 isFirstRule = false
@@ -349,7 +349,7 @@ extension ActorCell {
         default:
             return false
         }
-        if flags.load(ordering: .relaxed) & Self.usageErrorFlag != 0 { try throwUsageError() }
+        if flags.hasUsageError { try throwUsageError() }
         if case .unhandled = next.kind { return false }
         try become(next, unhandled: nil)
         return true

@@ -58,7 +58,7 @@ extension ActorCell {
             bounded.userCount.wrappingSubtract(1, ordering: .sequentiallyConsistent)
             do {
                 try await roomWaiters.wait(for: message) { [self] in
-                    bounded.userCount.load(ordering: .sequentiallyConsistent) < bounded.capacity || flags.load(ordering: .sequentiallyConsistent) & Self.terminatedFlag != 0
+                    bounded.userCount.load(ordering: .sequentiallyConsistent) < bounded.capacity || flags.isTerminated
                 }
             } catch is RoomWaiters.RecipientTerminated {
                 // Published as a dead letter when the actor terminated.
@@ -76,7 +76,7 @@ extension ActorCell {
         if isTerminated() { return }
         bounded?.userCount.wrappingAdd(1, ordering: .sequentiallyConsistent)
         marks.record(key: key, generation: generation) {
-            flags.bitwiseOr(Self.timerMessageFlag, ordering: .sequentiallyConsistent)
+            flags.setTimerMessageQueued()
             return mailboxTail.enqueue(message)
         }
         activate()
@@ -96,14 +96,14 @@ extension ActorCell {
         }
         activate()
         // A run parked with user messages queued (see `park()`): this message wakes it.
-        if flags.load(ordering: .sequentiallyConsistent) & Self.parkedFlag != 0, unpark() {
+        if flags.isParked, unpark() {
             scheduleRun()
         }
     }
 
     /// Clears the parked flag; whether this call cleared it (and so must schedule the run).
     func unpark() -> Bool {
-        flags.bitwiseAnd(~Self.parkedFlag, ordering: .sequentiallyConsistent).oldValue & Self.parkedFlag != 0
+        flags.clearParked()
     }
 
     @inlinable
@@ -144,7 +144,7 @@ extension ActorCell {
             // On the sending thread, trampolined: no recursion, FIFO kept.
             Trampoline.run(Unmanaged.passRetained(self))
         } else {
-            scheduler.schedule { self.run() }
+            scheduler.schedule { self.runJob() }
         }
     }
 }

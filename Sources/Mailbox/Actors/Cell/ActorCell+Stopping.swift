@@ -20,9 +20,6 @@ extension ActorCell {
         }
         if exit != .stopped { supervisionState().exit = exit }
         lifecycle = .stopping(failure: failure)
-        if flags.load(ordering: .relaxed) & Self.restartingFlag != 0 {
-            flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
-        }
         context.cancelAllTimers()
         if !hasChildren {
             finishTermination()
@@ -73,7 +70,7 @@ extension ActorCell {
             self.postStopAction = nil
         }
         lifecycle = .terminated
-        flags.bitwiseOr(Self.terminatedFlag, ordering: .releasing)
+        flags.setTerminated()
         if supervision != nil || roomWaiters != nil || context.hasWatches {
             announceTermination(failure: failure, escalate: exit == .escalated)
         }

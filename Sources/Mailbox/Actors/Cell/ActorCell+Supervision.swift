@@ -79,11 +79,9 @@ extension ActorCell {
         }
     }
 
-    // MARK: Deciding
+    // MARK: Deciding, then performing
 
-    /// A handler (or `setup`) threw: the innermost matching rule decides; without one, a
-    /// `Supervisor` child asks its supervisor, a top-level actor follows the guardian strategy,
-    /// any other actor stops.
+    /// A handler (or `setup`) threw: `SupervisionDecider` decides, `perform` acts.
     @usableFromInline
     func fail(_ error: any Error, message: (any Sendable)?, inSetup: Bool = false) {
         context.noteFailure()
@@ -92,122 +90,72 @@ extension ActorCell {
             return
         }
         system.publish(.failed(address, error: error))
-        var source: RestartSource?
-        var strategy: SupervisorStrategy?
-        if let state = supervision {
-            for index in state.rules.indices.reversed() where state.rules[index].rule.matches(error) {
-                source = .rule(index)
-                strategy = state.rules[index].rule.strategy
-                break
-            }
-        }
-        var directive = strategy?.directive(for: error)
-        var decider: SupervisionDecision.Decider = strategy == nil ? .none : .actor
-        if directive == nil || directive == .escalate {
-            if let state = supervision, state.isManaged {
-                let logging = strategy?.isLoggingEnabled ?? true
-                if !inSetup, let window = state.delegatedWindow, let count = window.admit(at: dateScheduler.currentDate) {
-                    // A one-for-one supervisor's decision, taken here: no round trip. (A failing
-                    // `setup` still goes to the supervisor: a local loop would never yield.)
-                    publishDecision(error, message, .restart, .supervisor, restarts: .init(count, of: window), logging: logging)
-                    beginRestart(.delegated, strategy: .restart, delay: nil)
-                } else {
-                    suspendForSupervisor(error, message: message, logging: logging)
-                }
-                return
-            }
-            if isTopLevel {
-                let guardian = system.configuration.guardianStrategy
-                strategy = guardian
-                source = .guardian
-                decider = .guardian
-                directive = guardian.directive(for: error)
-                if directive == .escalate {
-                    publishDecision(error, message, .escalate, decider, restarts: restartsInWindow(.guardian, guardian), logging: guardian.isLoggingEnabled)
-                    beginStopping(failure: error)
-                    system.log("guardian: \(address.path) escalated \(error); shutting the system down")
-                    system.beginShutdown()
-                    return
-                }
-            }
-        }
-        var chosen = directive ?? .stop
-        if inSetup {
-            // Nothing to resume without a state; an unlimited immediate restart of a failing
-            // setup would fail again at once, forever.
-            if chosen == .resume || (chosen == .restart && strategy?.restartsWithoutLimit == true) {
-                chosen = .stop
-            }
-        }
-        let logging = strategy?.isLoggingEnabled ?? true
-        switch chosen {
-        case .resume, .stop, .escalate:
-            let restarts = source.flatMap { source in strategy.map { restartsInWindow(source, $0) } } ?? RestartCount(0)
-            publishDecision(error, message, chosen, decider, restarts: restarts, logging: logging)
-            if chosen == .stop {
-                beginStopping(failure: error)
-            } else if chosen == .escalate {
-                beginStopping(failure: error, exit: .escalated)
-            }
-        case .restart:
-            guard let source, let strategy else {
-                beginStopping(failure: error)
-                return
-            }
-            switch admitRestart(source, strategy) {
-            case let .allowed(delay, restarts):
-                publishDecision(error, message, .restart, decider, backoff: delay, restarts: restarts, logging: logging)
-                beginRestart(source, strategy: strategy, delay: delay)
-            case let .refused(exceeded, restarts):
-                let outcome: SupervisorDirective = exceeded == .escalate && !isTopLevel ? .escalate : .stop
-                publishDecision(error, message, outcome, decider, restarts: restarts, logging: logging)
-                system.log("actor \(address.path): restart limit of \(strategy) exceeded")
-                beginStopping(failure: error, exit: outcome == .escalate ? .escalated : .stopped)
-            }
-        }
+        let system = self.system
+        perform(decider.decide(
+            error, inSetup: inSetup, state: supervision, now: dateScheduler.currentDate,
+            randomUnit: { system.nextRandomUnit() }),
+            for: error, message: message)
     }
 
-    /// Restarts counted in a window, for decisions and their log lines: `count`, out of
-    /// `limit` within `window` when the rule has such a limit.
-    struct RestartCount {
-        var count: Int
-        var limit: Int?
-        var window: Duration?
-
-        init(_ count: Int, limit: Int? = nil, window: Duration? = nil) {
-            self.count = count
-            self.limit = limit
-            self.window = window
-        }
-
-        init(_ count: Int, of window: SharedRestartWindow) {
-            self.init(count, limit: window.intensity, window: window.period)
-        }
-
-        /// "2 of 3 in 10.0 seconds", "2 of 10", "2".
-        var text: String {
-            var text = "\(count)"
-            if let limit { text += " of \(limit)" }
-            if let window { text += " in \(window)" }
-            return text
-        }
+    /// A `Supervisor` exceeded its restart intensity (see
+    /// `SupervisionDecider.decideIntensityExceeded`): it shuts down, and may shut the system
+    /// down. The report is published as for a failure: `failed` with the error, then the
+    /// decision.
+    func shutDownAfterExceedingIntensity(_ error: SupervisorIntensityError) {
+        guard case .running = lifecycle else { return }
+        system.publish(.failed(address, error: error))
+        perform(decider.decideIntensityExceeded(error), for: error, message: nil)
     }
 
-    private func publishDecision(
-        _ error: any Error, _ message: (any Sendable)?, _ directive: SupervisorDirective,
-        _ decider: SupervisionDecision.Decider, backoff: Duration? = nil, restarts: RestartCount, logging: Bool
-    ) {
-        if logging {
+    private var decider: SupervisionDecider {
+        SupervisionDecider(guardianStrategy: isTopLevel ? system.configuration.guardianStrategy : nil)
+    }
+
+    /// Performs a supervision decision about `error` (thrown handling `message`, if any): the
+    /// one place a failure is acted on. Publishes the decision, then acts.
+    private func perform(_ decision: SupervisionDecider.Decision, for error: any Error, message: (any Sendable)?) {
+        let report = decision.report
+        if report.logging {
             // An autoclosure: built only if the system has a log handler.
-            system.log(decisionLine(error, directive, restarts, backoff))
+            system.log(decisionLine(error, decision.directive, report.restarts, decision.backoffDelay))
         }
         system.publish(.supervised(SupervisionDecision(
-            actor: address, error: error, message: message, directive: directive, decider: decider, backoff: backoff,
-            restartCount: restarts.count)))
+            actor: address, error: error, message: message, directive: decision.directive, decider: report.decider,
+            backoff: decision.backoffDelay, restartCount: report.restarts.count)))
+        switch decision {
+        case .resume:
+            return
+        case let .stop(_, exit, limitExceeded):
+            if let limitExceeded { logLimitExceeded(limitExceeded) }
+            beginStopping(failure: error, exit: exit)
+        case let .escalate(_, limitExceeded):
+            if let limitExceeded { logLimitExceeded(limitExceeded) }
+            beginStopping(failure: error, exit: .escalated)
+        case let .restart(source, stopsChildren, backoff, _):
+            beginRestart(source, stopsChildren: stopsChildren, backoff: backoff)
+        case .askSupervisor:
+            // Messages wait in the mailbox until the supervisor's order.
+            perform(supervisionState().restart.suspendedForSupervisor())
+            parent?.sendSystem(.childFailed(self, error: error))
+        case let .shutDownSystem(_, exit):
+            beginStopping(failure: error, exit: exit)
+            if exit == .shutdown {
+                system.log("guardian: \(address.path) shut down after exceeding its intensity; shutting the system down")
+            } else {
+                system.log("guardian: \(address.path) escalated \(error); shutting the system down")
+            }
+            system.beginShutdown()
+        }
+    }
+
+    private func logLimitExceeded(_ limit: SupervisionDecider.LimitExceeded) {
+        system.log("actor \(address.path): restart limit of \(limit.strategy) exceeded")
     }
 
     /// "actor /user/w failed: Boom; restart 2 of 3 in 10.0 seconds after 0.1 seconds".
-    private func decisionLine(_ error: any Error, _ directive: SupervisorDirective, _ restarts: RestartCount, _ backoff: Duration?) -> String {
+    private func decisionLine(
+        _ error: any Error, _ directive: SupervisorDirective, _ restarts: SupervisionDecider.RestartCount, _ backoff: Duration?
+    ) -> String {
         var line = "actor \(address.path) failed: \(error); \(directive)"
         if directive == .restart {
             line += " \(restarts.text)"
@@ -218,76 +166,23 @@ extension ActorCell {
         return line
     }
 
-    private enum Admission {
-        case allowed(backoff: Duration?, RestartCount)
-        case refused(SupervisorStrategy.LimitExceeded, RestartCount)
-    }
-
-    /// Counts a restart against the strategy's limit; the back-off delay if allowed, and the
-    /// restarts in the window (with this one, if allowed).
-    private func admitRestart(_ source: RestartSource, _ strategy: SupervisorStrategy) -> Admission {
-        let now = dateScheduler.currentDate
-        let system = self.system
-        return supervisionState().withActiveRule(source) { active -> Admission in
-            let backoff = strategy.backoff
-            if let backoff, let last = active.lastRestart, now.timeIntervalSince(last) >= backoff.resetAfter.timeInterval {
-                active.consecutive = 0
-            }
-            var windowCount: Int?
-            if let limit = strategy.limit {
-                if let window = limit.window {
-                    // The sliding window: restarts at t >= now - window count, with this one.
-                    guard let count = active.window.admit(at: now, window: window, limit: limit.maxRestarts) else {
-                        return .refused(limit.whenExceeded, RestartCount(active.window.count, limit: limit.maxRestarts, window: window))
-                    }
-                    windowCount = count
-                } else if active.consecutive + 1 > limit.maxRestarts {
-                    return .refused(limit.whenExceeded, RestartCount(active.consecutive, limit: limit.maxRestarts))
-                }
-            }
-            let delay = backoff.map { Self.backoffDelay($0, restarts: active.consecutive, random: system.nextRandomUnit()) }
-            active.consecutive += 1
-            return .allowed(backoff: delay, RestartCount(
-                windowCount ?? active.consecutive, limit: strategy.limit?.maxRestarts, window: strategy.limit?.window))
-        } ?? .allowed(backoff: nil, RestartCount(0))
-    }
-
-    /// The restarts the rule `source` (with `strategy`) holds in its window now, without
-    /// counting one: for decisions that do not restart.
-    private func restartsInWindow(_ source: RestartSource, _ strategy: SupervisorStrategy) -> RestartCount {
-        let now = dateScheduler.currentDate
-        return supervision?.withActiveRule(source) { active -> RestartCount in
-            if let limit = strategy.limit, let window = limit.window {
-                return RestartCount(active.window.count(at: now, window: window), limit: limit.maxRestarts, window: window)
-            }
-            return RestartCount(active.consecutive, limit: strategy.limit?.maxRestarts)
-        } ?? RestartCount(0)
-    }
-
-    /// `min(maxBackoff, minBackoff·2ⁿ) · (1 + random·randomFactor)`.
-    static func backoffDelay(_ backoff: SupervisorStrategy.Backoff, restarts: Int, random: Double) -> Duration {
-        let base = min(backoff.maxBackoff.timeInterval, backoff.minBackoff.timeInterval * pow(2, Double(min(restarts, 62))))
-        return .seconds(base * (1 + random * backoff.randomFactor))
-    }
-
     // MARK: Restarting
 
     /// A restart decided by this actor's rules (or the guardian strategy, or a one-for-one
     /// supervisor's shared window): the stop half now, then, once the children told to stop are
     /// gone and the back-off (if any) has elapsed, the rebuild.
-    private func beginRestart(_ source: RestartSource, strategy: SupervisorStrategy, delay: Duration?) {
+    private func beginRestart(_ source: RestartSource, stopsChildren: Bool, backoff: SupervisionDecider.Backoff?) {
         let state = supervisionState()
-        var backoff: RestartStateMachine.Backoff?
-        if let delay, let plan = strategy.backoff {
+        var timedBackoff: RestartStateMachine.Backoff?
+        if let backoff {
             let generation = state.restart.nextBackoffGeneration()
-            let timer = dateScheduler.schedule(after: delay) { [self] in
+            let timer = dateScheduler.schedule(after: backoff.delay) { [self] in
                 sendSystem(.backoffElapsed(generation: generation))
             }
-            backoff = .init(generation: generation, timer: timer, stashCapacity: plan.stashCapacity)
+            timedBackoff = .init(generation: generation, timer: timer, stashCapacity: backoff.stashCapacity)
         }
         perform(state.restart.restartDecided(
-            source: source, stopsChildren: strategy.stopsChildren, hasChildren: hasChildren,
-            backoff: backoff))
+            source: source, stopsChildren: stopsChildren, hasChildren: hasChildren, backoff: timedBackoff))
     }
 
     /// Performs what the restart state machine decided.
@@ -297,12 +192,10 @@ extension ActorCell {
             return
         case .suspend:
             lifecycle = .restarting
-            flags.bitwiseOr(Self.restartingFlag, ordering: .relaxed)
             context.cancelAllTimers()
             keepStashForNewState()
         case let .stopHalf(stopsChildren, then):
             lifecycle = .restarting
-            flags.bitwiseOr(Self.restartingFlag, ordering: .relaxed)
             runStopHalf(stopsChildren: stopsChildren)
             perform(then)
         case let .replaceBackoff(timer, then):
@@ -370,7 +263,6 @@ extension ActorCell {
         // A `Supervisor` being rebuilt registers its new self.
         state.managing = nil
         lifecycle = .running
-        flags.bitwiseAnd(~Self.restartingFlag, ordering: .relaxed)
         let now = dateScheduler.currentDate
         let initial: Behavior<Message>
         switch source {
@@ -478,14 +370,6 @@ extension ActorCell {
 
     // MARK: A Supervisor's child
 
-    /// No rule of this `Supervisor` child decided: suspend (messages wait in the mailbox) and ask
-    /// the supervisor.
-    private func suspendForSupervisor(_ error: any Error, message: (any Sendable)?, logging: Bool) {
-        publishDecision(error, message, .escalate, .supervisor, restarts: RestartCount(0), logging: logging)
-        perform(supervisionState().restart.suspendedForSupervisor())
-        parent?.sendSystem(.childFailed(self, error: error))
-    }
-
     /// The supervisor restarts this actor: stop half (pre-restart, timers, children), then
     /// acknowledge once the children are gone — or, `thenStart`, go on with the start half and
     /// acknowledge only that. A stopping or terminated actor does not answer: its supervisor
@@ -507,28 +391,6 @@ extension ActorCell {
     }
 
     // MARK: A Supervisor's side
-
-    /// A `Supervisor` exceeded its restart intensity. As in OTP, that is not a failure for its
-    /// own supervision to decide (no `supervise` rule and no guardian restart applies): the
-    /// report is published (`failed` with the error, then `stop` by `actor`), the children stop
-    /// newest first, and the actor terminates with a *shutdown* exit, which a parent
-    /// `Supervisor` treats as normal for a transient child and restarts for a permanent one.
-    /// Under the guardian strategy `.escalate`, a top-level supervisor's shutdown also begins
-    /// shutting the system down.
-    func shutDownAfterExceedingIntensity(_ error: SupervisorIntensityError) {
-        guard case .running = lifecycle else { return }
-        system.publish(.failed(address, error: error))
-        let restarts = RestartCount(error.intensity, limit: error.intensity, window: error.period)
-        if isTopLevel, system.configuration.guardianStrategy.directive(for: error) == .escalate {
-            publishDecision(error, nil, .escalate, .guardian, restarts: restarts, logging: true)
-            beginStopping(failure: error, exit: .shutdown)
-            system.log("guardian: \(address.path) shut down after exceeding its intensity; shutting the system down")
-            system.beginShutdown()
-            return
-        }
-        publishDecision(error, nil, .stop, .actor, restarts: restarts, logging: true)
-        beginStopping(failure: error, exit: .shutdown)
-    }
 
     func managedChildFailed(_ child: AnyTarget, error: any Error) {
         guard case .running = lifecycle, contextStorage?.children.contains(child) == true else { return }

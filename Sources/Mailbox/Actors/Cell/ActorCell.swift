@@ -65,11 +65,11 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         if let customScheduler { return customScheduler }
         return poolReference!.takeUnretainedValue()
     }
-    /// The mailbox run, specialised for `Message` where the actor was spawned (see
-    /// `ActorSystem.spawn`): a run through the pool's virtual `run()` would otherwise execute
+    /// `runMailbox()`, specialised for `Message` where the actor was spawned (see
+    /// `ActorSystem.spawn`): a run through the job's virtual `runJob()` would otherwise execute
     /// unspecialised generic code that looks up type metadata on every message.
     @usableFromInline
-    let runLoop: (ActorCell<Message>) -> Bool
+    let specializedRunMailbox: (ActorCell<Message>) -> Bool
 
     /// Timers and ask time-outs run on this scheduler's clock: the actor's own scheduler when
     /// it tells time, otherwise the system's timer scheduler.
@@ -95,45 +95,15 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     // Declared here, after the 25-byte behavior, they fill the bytes it leaves before the next
     // word instead of padding to words of their own (16 bytes less per actor).
 
-    /// Flags shared with senders, in one byte: `terminatedFlag` (set once, when the actor has
-    /// terminated; senders then dead-letter directly), `parkedFlag` (see `park()`) and
-    /// `timerMessageFlag`.
+    /// Flags shared with senders, in one atomic byte, each behind named accessors that choose
+    /// its memory ordering (see `CellFlags`).
     @usableFromInline
-    let flags = Atomic<UInt8>(0)
-    @inlinable
-    static var terminatedFlag: UInt8 { 1 }
-    @inlinable
-    static var parkedFlag: UInt8 { 2 }
-    /// Set (under the actor's `TimerMarks` lock) when a timer message is enqueued; cleared by
-    /// the run once no timer message is left to recognise (see `TimerMarks`).
-    @inlinable
-    static var timerMessageFlag: UInt8 { 4 }
-    /// Set inside the mailbox run when the handler misused its context (see
-    /// `ActorContext.recordUsageError`): the handler fails once it returns.
-    @inlinable
-    static var usageErrorFlag: UInt8 { 8 }
-    /// Set while the actor is restarting (its messages may wait aside in the restart buffer,
-    /// where `pending` no longer counts them): `mailboxDepth` then reads at least 1.
-    @inlinable
-    static var restartingFlag: UInt8 { 16 }
-    /// Set at creation, never cleared, when the actor has an idle hook (`Props.idleHook`): the
-    /// end of a run looks for the hook only then (one byte load for every other actor).
-    @inlinable
-    static var idleHookFlag: UInt8 { 32 }
-    /// Set by `deinit` of a terminated actor before it calls `runLoop` one last time: that
-    /// call frees the mailbox's memory, in code specialised for `Message`, instead of running.
-    @inlinable
-    static var releasingFlag: UInt8 { 64 }
-    /// Set by `sendSystem(.start)` (once, at spawn), cleared by the first run, which handles
-    /// the start before any other system message: the start needs no message node. A stop
-    /// that overtook it (a spawn racing a shutdown) leaves it to `drainAfterTermination`.
-    @inlinable
-    static var startRequestedFlag: UInt8 { 128 }
+    let flags = CellFlags()
 
     /// Whether the actor has terminated.
     @inlinable
     final func isTerminated() -> Bool {
-        flags.load(ordering: .acquiring) & Self.terminatedFlag != 0
+        flags.isTerminated
     }
     /// Whether the scheduled (or running) mailbox run holds a retain of the cell. Handed from
     /// whoever schedules a run to that run, like the rest of the consumer's state (see
@@ -158,7 +128,15 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
     var messageHandler: ((Message) throws -> Behavior<Message>)?
     @usableFromInline
     @exclusivity(unchecked)
-    var lifecycle: Lifecycle = .new
+    var lifecycle: Lifecycle = .new {
+        willSet {
+            // "Restarting" is the lifecycle's, copied into `flags` only here: `mailboxDepth` is
+            // read from any thread, and `lifecycle` belongs to the mailbox run. (`willSet`: its
+            // `newValue` is matched in place; reading `lifecycle` back would copy its payload.)
+            let isRestarting = if case .restarting = newValue { true } else { false }
+            if isRestarting != flags.isRestarting { flags.setRestarting(isRestarting) }
+        }
+    }
     /// Messages the stash may hold (`Props.stashCapacity`). After `lifecycle`, in its padding.
     @usableFromInline
     let stashCapacity: Int32
@@ -209,9 +187,9 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         parent: AnyTarget,
         behavior: sending Behavior<Message>,
         settings: CellSettings,
-        runLoop: @escaping (ActorCell<Message>) -> Bool
+        specializedRunMailbox: @escaping (ActorCell<Message>) -> Bool
     ) {
-        self.runLoop = runLoop
+        self.specializedRunMailbox = specializedRunMailbox
         options = settings.options
         poolReference = settings.pool
         runLength = settings.runLength
@@ -222,7 +200,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         if let idleHook = settings.idleHook {
             // Before the cell is published.
             contextState().idleHook = idleHook
-            flags.bitwiseOr(Self.idleHookFlag, ordering: .relaxed)
+            flags.setHasIdleHook()
         }
     }
 
@@ -249,10 +227,10 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     deinit {
         if case .terminated = lifecycle {
-            // The specialised `runMailbox` frees the queue (see `releasingFlag`): the generic
+            // The specialised `runMailbox` frees the queue (see `CellFlags.isReleasing`): the generic
             // `releaseAll` would look up the queue's type metadata several times.
-            flags.bitwiseOr(Self.releasingFlag, ordering: .relaxed)
-            _ = runLoop(self)
+            flags.setReleasing()
+            _ = specializedRunMailbox(self)
         } else {
             mailboxHead.releaseAll(mailboxTail)
         }
@@ -276,7 +254,7 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     override func sendSystem(_ message: SystemMessage) {
         if case .start = message {
-            flags.bitwiseOr(Self.startRequestedFlag, ordering: .relaxed)
+            flags.setStartRequested()
             activate()
         } else {
             pushSystemMessage(message)
@@ -287,21 +265,24 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
 
     @usableFromInline
     override var mailboxDepth: Int {
-        pending.load(ordering: .relaxed) + (flags.load(ordering: .relaxed) & Self.restartingFlag != 0 ? 1 : 0)
+        // While restarting, messages may wait aside in the restart buffer, where `pending` no
+        // longer counts them: the depth then reads at least 1.
+        pending.load(ordering: .relaxed) + (flags.isRestarting ? 1 : 0)
     }
 
     @usableFromInline
     override var hasTerminated: Bool { isTerminated() }
 
-    /// One mailbox run, from a scheduler that keeps the cell alive through it. Only ever one
-    /// at a time per actor (see the type's documentation).
-    override func run() {
-        _ = runLoop(self)
+    /// The job of an actor is one mailbox run (`runMailbox()`), here from a scheduler that keeps
+    /// the cell alive through it. Only ever one at a time per actor (see the type's
+    /// documentation).
+    override func runJob() {
+        _ = specializedRunMailbox(self)
     }
 
     /// One mailbox run from a pool worker; returns whether the worker must give back a retain.
-    override func runFromPool() -> Bool {
-        runLoop(self)
+    override func runJobOnWorker() -> Bool {
+        specializedRunMailbox(self)
     }
 
     /// Whether a queued run of this cell holds a retain (read only while the run is queued).

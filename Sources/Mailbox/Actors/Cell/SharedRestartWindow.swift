@@ -1,7 +1,7 @@
 import Foundation
 
 /// A `Supervisor`'s intensity window, shared with its one-for-one children so that they restart
-/// themselves without a round trip to it (see `ActorCell.fail`); thread-safe by its lock (a
+/// themselves without a round trip to it (see `SupervisionDecider`); thread-safe by its lock (a
 /// `pthread_mutex_t`, which ThreadSanitizer understands).
 @usableFromInline
 final class SharedRestartWindow: Sendable {

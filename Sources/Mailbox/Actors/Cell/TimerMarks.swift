@@ -6,8 +6,9 @@
 /// enqueued").
 ///
 /// The timer's thread enqueues and records the mark under `lock`, after setting the cell's
-/// `timerMessageFlag`; the run, seeing the flag, takes the lock to look the dequeued position up,
-/// so it never misses a mark being recorded for the element it holds. The flag is cleared, under
+/// timer-message flag (`CellFlags.setTimerMessageQueued()`); the run, seeing the flag, takes
+/// the lock to look the dequeued position up, so it never misses a mark being recorded for the
+/// element it holds. The flag is cleared, under
 /// the lock, once no mark is left, so an actor with no timer message queued pays one relaxed load
 /// per message.
 ///

@@ -1,10 +1,10 @@
 /// A unit of work the pool runs: either a closure or an actor's mailbox run.
 ///
-/// Subclasses override `run()`. The pool holds jobs as `Unmanaged` references. Whoever enqueues
+/// Subclasses override `runJob()`. The pool holds jobs as `Unmanaged` references. Whoever enqueues
 /// a job normally passes one retain (`passRetained`) that the worker gives back after the run,
 /// so a job is kept alive while queued without a retain/release per queue operation. An actor
 /// cell may be queued *without* a retain when something else is sure to keep it alive until
-/// its run returns (see `ActorCell.scheduleRun`); it says so through `runFromPool()` and
+/// its run returns (see `ActorCell.scheduleRun`); it says so through `runJobOnWorker()` and
 /// `isRetainedByQueue`.
 @usableFromInline
 class PoolJob {
@@ -13,14 +13,14 @@ class PoolJob {
 
     /// Performs the job on a pool worker thread.
     @usableFromInline
-    func run() {
-        preconditionFailure("PoolJob.run() must be overridden")
+    func runJob() {
+        preconditionFailure("PoolJob.runJob() must be overridden")
     }
 
     /// Runs the job for a pool worker; returns whether the worker must then release the retain
-    /// the job was queued with. The default runs `run()` and returns `true`.
-    func runFromPool() -> Bool {
-        run()
+    /// the job was queued with. The default runs `runJob()` and returns `true`.
+    func runJobOnWorker() -> Bool {
+        runJob()
         return true
     }
 
@@ -48,7 +48,7 @@ final class ClosureJob: PoolJob {
         self.cancellation = cancellation
     }
 
-    override func run() {
+    override func runJob() {
         if !cancellation.isDisposed {
             action()
         }

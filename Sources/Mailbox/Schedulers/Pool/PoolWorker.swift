@@ -127,7 +127,7 @@ final class PoolWorker {
             #if canImport(Glibc)
             start.worker.kernelThreadID.store(_currentKernelThreadID(), ordering: .releasing)
             #endif
-            start.worker.runLoop(pool: start.pool)
+            start.worker.workLoop(pool: start.pool)
             return nil
         }, context)
         precondition(error == 0, "pthread_create failed with error \(error)")
@@ -141,7 +141,9 @@ final class PoolWorker {
         }
     }
 
-    private func runLoop(pool: PoolScheduler) {
+    /// The worker thread's loop: take a job (`nextJob`, else `search`), run it, park when
+    /// there is none; until the pool shuts down.
+    private func workLoop(pool: PoolScheduler) {
         PoolWorker.setCurrent(self)
         var tick = 0
         var runNextStreak = 0
@@ -165,7 +167,7 @@ final class PoolWorker {
             if let job {
                 // The queue's retain (or, for an actor queued without one, its parent) keeps the
                 // job alive for the run; no extra retain needed.
-                if job._withUnsafeGuaranteedRef({ $0.runFromPool() }) {
+                if job._withUnsafeGuaranteedRef({ $0.runJobOnWorker() }) {
                     job.release()
                 }
             } else {
