@@ -145,6 +145,8 @@ final class Process: Sendable {
                 say("member \(event.member.node.name) \(event.member.status)")
                 if event.member.node == cluster.node, event.member.status == .down {
                     say("downed \(cluster.node)")
+                    // The old incarnation's echo leaves the listings; the new one registers its own.
+                    cluster.receptionist.deregister(node.echo, from: echoKey)
                     Task {
                         await cluster.leave()
                         await self.join(generation: generation + 1)
@@ -209,7 +211,7 @@ while let line = readLine() {
     case "watch":
         for target in others(node) {
             let nodeName = target.address.node?.name ?? "?"
-            target.whenTerminatedDisposable { failure in say("terminated \(nodeName) \(failure.map { "\($0)" } ?? "")") }
+            target.onTermination { failure in say("terminated \(nodeName) \(failure.map { "\($0)" } ?? "")") }
         }
         say("watching \(others(node).count)")
     case "greeter":

@@ -1,12 +1,13 @@
 import Mailbox
 import MailboxNATS
 
-/// Why a remote actor counts as terminated when its node went away: the failure a watch
-/// reports (`whenTerminated`, `.childFailed` is not involved: a remote actor is no child).
+/// Why a remote actor counts as terminated when its node went away: the failure its watches
+/// report (`ActorRef.onTermination`; `.childFailed` is not involved: a remote actor is no child).
 public struct ClusterNodeDownError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The node that was downed (or left, or this node itself when it was downed).
     public let node: ClusterNode
-    /// Its last status before: `unreachable` (downed), `leaving` (left in order)…
+    /// How it went: "downed", "left", "down" (it was down when watched), or "this node was
+    /// downed".
     public let reason: String
 
     public var description: String { "node \(node) is down (\(reason))" }
@@ -30,8 +31,6 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         case invalidName
         /// NATS could not be reached (see `nats`).
         case connectionFailed
-        /// The cluster has been left or shut down.
-        case shutDown
     }
 
     public let code: Code

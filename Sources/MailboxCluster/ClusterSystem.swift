@@ -25,8 +25,8 @@ import MailboxNATS
 ///
 /// Thread-safety: every member may be called from any thread. Failure modes: `join` throws
 /// `ClusterError` (bad name, NATS unreachable); what cannot be delivered becomes a dead letter
-/// on the node that found out (`DeadLetter.Reason.recipientTerminated`, `.notUnderstood`,
-/// `.outboundQueueFull`).
+/// on the node that found out (`DeadLetter.Reason.recipientTerminated`, `.notUnderstood`), or
+/// a drop (`.outboundQueueFull`, on the sending node).
 public final class ClusterSystem: Sendable {
     let core: _ClusterCore
 
@@ -73,13 +73,28 @@ public final class ClusterSystem: Sendable {
         } catch {
             throw ClusterError(code: .connectionFailed, text: "cannot reach NATS at \(nats.servers.joined(separator: ", "))", nats: error)
         }
-        return try start(system, configuration, connection: connection, ownsConnection: true)
+        let cluster = try start(system, configuration, connection: connection, ownsConnection: true)
+        try await cluster.subscriptionsReachedServer()
+        return cluster
     }
 
     /// Joins the cluster over an existing connection (which the cluster does not close).
-    public static func join(_ system: ActorSystem, _ configuration: ClusterConfiguration, connection: NATSConnection) throws(ClusterError) -> ClusterSystem {
+    public static func join(_ system: ActorSystem, _ configuration: ClusterConfiguration, connection: NATSConnection) async throws(ClusterError) -> ClusterSystem {
         try validate(configuration)
-        return try start(system, configuration, connection: connection, ownsConnection: false)
+        let cluster = try start(system, configuration, connection: connection, ownsConnection: false)
+        try await cluster.subscriptionsReachedServer()
+        return cluster
+    }
+
+    /// Waits until the server has the node's subscriptions (a round trip): what is sent to this
+    /// node once `join` returned reaches it.
+    private func subscriptionsReachedServer() async throws(ClusterError) {
+        do {
+            try await connection.flush(timeout: configuration.nats.connectTimeout * 5)
+        } catch {
+            await leave()
+            throw ClusterError(code: .connectionFailed, text: "the server did not confirm the node's subscriptions", nats: error)
+        }
     }
 
     private static func validate(_ configuration: ClusterConfiguration) throws(ClusterError) {

@@ -84,7 +84,7 @@ struct ClusterTests {
             return .same
         }, name: "watcher")
         let failures = Collector<String>()
-        remote.whenTerminatedDisposable { failure in failures.append(failure.map { "\($0)" } ?? "none") }
+        remote.onTermination { failure in failures.append(failure.map { "\($0)" } ?? "none") }
         watcher.tell(remote)
         #expect(await events.wait(forCount: 1))
         // The watch frame travels before "fail" on the same link.
@@ -94,7 +94,7 @@ struct ClusterTests {
         #expect(failures.all.first?.contains("Boom") == true)
         // Watching a ref to an actor that is gone answers at once.
         let late = Collector<Bool>()
-        remote.whenTerminatedDisposable { _ in late.append(true) }
+        remote.onTermination { _ in late.append(true) }
         #expect(await late.wait(forCount: 1))
         try await Task.sleep(for: .milliseconds(300))  // a second terminated would arrive by now
         #expect(events.all.filter { $0.hasPrefix("terminated") }.count == 1)
@@ -111,7 +111,7 @@ struct ClusterTests {
         #expect(await waitFor(a.cluster.receptionist.listing(for: key)) { $0.count == 2 })
         let onB = try #require(a.cluster.receptionist.find(key).first { $0.address.node == b.node })
         let fired = Collector<String>()
-        onB.whenTerminatedDisposable { failure in fired.append("\(failure.map { "\($0)" } ?? "none")") }
+        onB.onTermination { failure in fired.append("\(failure.map { "\($0)" } ?? "none")") }
         let started = ContinuousClock.now
         // A crash, as far as NATS can tell: the connection goes, nobody says goodbye.
         b.cluster.connection.close()
@@ -170,7 +170,7 @@ struct ClusterTests {
         let (a, b) = (nodes[0], nodes[1])
         let remote = a.cluster.resolve(b.cluster.address(of: try b.system.spawn(counter(), name: "c")), as: Counter.self)
         let fired = Collector<String>()
-        remote.whenTerminatedDisposable { failure in fired.append("\(failure.map { "\($0)" } ?? "none")") }
+        remote.onTermination { failure in fired.append("\(failure.map { "\($0)" } ?? "none")") }
         let events = Collector<MemberEvent>()
         a.cluster.memberEvents.observeValues { events.append($0) }
         await b.stop()
@@ -328,5 +328,21 @@ struct ClusterBackPressureTests {
         #expect(frames.all.filter(\.frame.isSequenced).map(\.sequence) == Array(1...9))
         raw.close()
         await a.stop()
+    }
+}
+
+@Suite("Cluster: partitions on a real nats-server", .enabled(if: NATSEnvironment.hasServer, NATSEnvironment.skipReason))
+struct ClusterPartitionTests {
+    @Test("after a partition in which both sides downed each other, both learn they were downed")
+    func bothSidesLearn() async throws {
+        let nodes = try await startCluster(2)
+        let (a, b) = (nodes[0], nodes[1])
+        // What a partition leaves behind: each side has downed the other (a tombstone each).
+        a.cluster.core.state.withLockedValue { _ = $0.membership.left(b.node) }
+        b.cluster.core.state.withLockedValue { _ = $0.membership.left(a.node) }
+        // The heartbeats cross again: each is told by the other, and must listen.
+        #expect(await waitFor(a.cluster.members) { $0.first == Member(node: a.node, status: .down) })
+        #expect(await waitFor(b.cluster.members) { $0.first == Member(node: b.node, status: .down) })
+        for node in nodes { await node.stop() }
     }
 }

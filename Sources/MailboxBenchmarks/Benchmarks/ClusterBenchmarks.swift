@@ -265,7 +265,7 @@ func clusterWatch(rounds: Int) throws(BenchmarkError) -> [BenchmarkResult] {
             let watched = try clusters[1].system.spawn(Behavior<BenchBinaryBlob>.ignore, name: "watched")
             let remote = clusters[0].resolve(clusters[1].address(of: watched), as: BenchBinaryBlob.self)
             let fired = Atomic<UInt64>(0)
-            remote.whenTerminatedDisposable { _ in fired.store(MonotonicClock.nanoseconds(), ordering: .releasing) }
+            remote.onTermination { _ in fired.store(MonotonicClock.nanoseconds(), ordering: .releasing) }
             try await Task.sleep(for: .milliseconds(200))  // the watch has reached the other node
             let start = MonotonicClock.nanoseconds()
             clusters[1].connection.close()  // what NATS sees of a killed process

@@ -90,8 +90,9 @@ public struct ClusterCodecs: Sendable {
         register(type, manifest: manifest, version: version, aliases: aliases, codec: JSONMessageCodec<Message>())
     }
 
-    /// Registers `type` with a hand-written `codec`.
-    public mutating func register<Message: Sendable>(
+    /// Registers `type` with a hand-written `codec`. (`Codable` still: a ref to an actor can
+    /// travel only when its message type is, and the codec replaces JSON for it.)
+    public mutating func register<Message: Codable & Sendable>(
         _ type: Message.Type, manifest: String, version: Int = 1, aliases: Set<String> = [],
         codec: some ClusterMessageCodec<Message>
     ) {
@@ -105,11 +106,6 @@ public struct ClusterCodecs: Sendable {
     /// The entry for `type`: the registered one, or JSON under the type's full name.
     func entry<Message: Codable & Sendable>(for type: Message.Type) -> Entry {
         entries[ObjectIdentifier(type)] ?? Self.defaultEntry(for: type)
-    }
-
-    /// The registered entry for `type`, if any (for types that are not `Codable`).
-    func registeredEntry(for type: Any.Type) -> Entry? {
-        entries[ObjectIdentifier(type)]
     }
 
     static func defaultEntry<Message: Codable & Sendable>(for type: Message.Type) -> Entry {

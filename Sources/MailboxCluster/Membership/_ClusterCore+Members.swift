@@ -11,8 +11,8 @@ extension _ClusterCore {
                 nodeGone(event.member.node, reason: event.previous == .leaving || status == .removed ? "left" : "downed")
             }
         }
-        let members = state.withLockedValue { $0.membership.members }
-        membersProperty.value = [Member(node: me, status: .up)] + members
+        let (members, wasDowned) = state.withLockedValue { ($0.membership.members, $0.wasDowned) }
+        membersProperty.value = [Member(node: me, status: wasDowned ? .down : .up)] + members
         for event in events { memberEventsInput.send(value: event) }
     }
 

@@ -25,7 +25,7 @@ public final class ClusterReceptionist: Sendable {
         let address = core.export(ref)
         let actor = _WireActor(path: address.path, incarnation: address.incarnation)
         core.changeLocalRegistry(key: key.id, actor: actor, add: true)
-        ref.whenTerminatedDisposable { [weak core] _ in
+        ref.onTermination { [weak core] _ in
             core?.changeLocalRegistry(key: key.id, actor: actor, add: false)
         }
     }

@@ -23,6 +23,11 @@ extension _ClusterCore {
             guard message.replyTo != nil else { return }
             received(call: actor, target: target, generics: generics, arguments: arguments, reply: message)
             return
+        case .downed:
+            // Heard even from a node this one downed: after a partition both sides downed each
+            // other, and each must learn it (and join again as a new incarnation).
+            thisNodeWasDowned(by: from)
+            return
         default:
             break
         }

@@ -105,7 +105,7 @@ extension _ClusterCore {
             return true
         }
         if isNew, !isAsk {
-            let termination = ref.whenTerminatedDisposable { [weak self] failure in
+            let termination = ref.onTermination { [weak self] failure in
                 self?.exportedActorTerminated(wire, failure: failure)
             }
             let keep = state.withLockedValue { state -> Bool in

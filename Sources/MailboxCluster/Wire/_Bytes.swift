@@ -93,7 +93,8 @@ public struct ClusterWireError: Error, Sendable, Hashable, CustomStringConvertib
     /// What was wrong with the frame.
     public let description: String
 
-    init(_ description: String) {
+    /// An error saying `description` (for hand-written codecs too).
+    public init(_ description: String) {
         self.description = description
     }
 }

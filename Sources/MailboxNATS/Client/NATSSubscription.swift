@@ -131,7 +131,7 @@ public final class NATSSubscription: Sendable {
                 break
             }
         }
-        let watch = target.whenTerminatedDisposable { _ in
+        let watch = target.onTermination { _ in
             observation.dispose()
             self.unsubscribe()
         }
