@@ -74,8 +74,11 @@ extension _ClusterCore {
         }
         switch envelope.frame {
         case let .message(recipient, manifest, payload):
-            // No export: the recipient is gone (or was never exported here).
+            // No export: the recipient is gone (or was never exported here). A question (it has
+            // a reply subject) is answered "recipient gone": its ask fails at once, as a local
+            // ask to a terminated actor does.
             undeliverable(payload, manifest: manifest, to: recipient, from: from)
+            if let replyTo = message.replyTo { try? connection.publish(Self.recipientGone, to: replyTo) }
         case let .watch(watched, _):
             remoteWatchArrived(of: watched, from: from)
         case let .unwatch(watched, _):
@@ -150,10 +153,13 @@ extension _ClusterCore {
         }
     }
 
-    /// NATS answered an ask's question with "no responders": nobody listens on the
-    /// recipient node's subject. The ask fails at once.
+    /// What a node answers on a question's reply subject when its recipient is gone.
+    static let recipientGone = Array("mailbox: recipient terminated".utf8)
+
+    /// NATS answered an ask's question with "no responders" (nobody listens on the recipient
+    /// node's subject), or the node answered that the recipient is gone. The ask fails at once.
     func receivedNoResponders(_ message: NATSMessage) {
-        guard message.status == 503, let token = message.subject.split(separator: ".").last, let incarnation = UInt64(token) else { return }
+        guard message.status == 503 || message.payload == Self.recipientGone, let token = message.subject.split(separator: ".").last, let incarnation = UInt64(token) else { return }
         let export = state.withLockedValue { state -> _Export? in
             let key = _WireActor(path: _ClusterCore.askPath, incarnation: incarnation)
             guard state.exports[key]?.isAsk == true else { return nil }
