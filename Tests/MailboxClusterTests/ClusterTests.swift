@@ -164,6 +164,20 @@ struct ClusterTests {
         _ = await b.system.shutdown()
     }
 
+    @Test("watching an actor on a node nobody serves (never a member here) ends at once, not never")
+    func watchUnknownNode() async throws {
+        let nodes = try await startCluster(1)
+        let a = nodes[0]
+        let ghost = ClusterNode(name: "ghost", incarnation: 42)
+        let remote = a.cluster.resolve(ActorAddress(node: ghost, system: "test", path: "/user/x", incarnation: 1), as: Int.self)
+        let fired = Collector<String>()
+        remote.onTermination { failure in fired.append("\(failure.map { "\($0)" } ?? "none")") }
+        #expect(await fired.wait(forCount: 1))
+        #expect(fired.all.first?.contains("nobody serves it") == true)
+        #expect(remote.tell(1) == .dropped(.recipientTerminated))
+        for node in nodes { await node.stop() }
+    }
+
     @Test("a node that leaves in order: removed at once everywhere, its actors' watches fire")
     func orderlyLeave() async throws {
         let nodes = try await startCluster(2) { $0.downAfter = .seconds(60) }

@@ -139,4 +139,17 @@ struct MembershipTests {
         #expect(membership.probeFoundNoResponders(Self.b, at: .zero).isEmpty)
         #expect(membership.members.isEmpty)
     }
+
+    @Test("an unknown node found unserved counts as downed; a member or this node never does")
+    func unknownNode() {
+        var membership = withB()
+        let ghost = ClusterNode(name: "ghost", incarnation: 9)
+        let gone = membership.unknownNodeIsGone(ghost)
+        #expect(gone)
+        #expect(membership.isDowned(ghost))
+        #expect(membership.heard(ghost, status: .up, system: "s", registryVersion: 0, at: ms(10)) == .tellDowned)
+        let memberGone = membership.unknownNodeIsGone(Self.b), meGone = membership.unknownNodeIsGone(Self.me)
+        #expect(!memberGone && !meGone)
+        #expect(membership.status(of: Self.b) == .up)
+    }
 }

@@ -16,7 +16,7 @@ extension _ClusterCore {
         for event in events { memberEventsInput.send(value: event) }
     }
 
-    private func nodeGone(_ node: ClusterNode, reason: String) {
+    func nodeGone(_ node: ClusterNode, reason: String) {
         let (link, watches, registry, asks) = state.withLockedValue { state -> (_PeerLink?, [Set<RemoteWatcher>], _RemoteRegistry?, [_Export]) in
             let link = state.links.removeValue(forKey: node)
             // Questions in flight to the node: no answer will come.

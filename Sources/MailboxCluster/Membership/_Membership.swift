@@ -111,6 +111,18 @@ struct _Membership {
         return .changed(events)
     }
 
+    /// A node never heard from (its address came in a message or from a listing of another
+    /// node) is not served by anybody: it counts as downed, so that what waits for it ends.
+    /// Returns false if the node is a member after all (it was heard meanwhile).
+    mutating func unknownNodeIsGone(_ node: ClusterNode) -> Bool {
+        guard entries[node] == nil, node != me else { return false }
+        if tombstoneSet.insert(node).inserted {
+            tombstones.append(node)
+            if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
+        }
+        return true
+    }
+
     /// The node announced an orderly leave: it is removed (its watches fire as for `down`).
     mutating func left(_ node: ClusterNode) -> [MemberEvent] {
         guard entries[node] != nil else { return [] }

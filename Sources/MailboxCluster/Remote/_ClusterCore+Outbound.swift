@@ -167,17 +167,39 @@ extension _ClusterCore {
 
     func watch(_ actor: _WireActor, on link: _PeerLink, by watcher: RemoteWatcher) {
         let key = _RemoteActorKey(node: link.node, actor: actor)
-        let outcome = state.withLockedValue { state -> (first: Bool, gone: Bool) in
-            if link.isClosed || state.membership.isDowned(link.node) { return (false, true) }
+        let outcome = state.withLockedValue { state -> (first: Bool, gone: Bool, unknown: Bool) in
+            if link.isClosed || state.membership.isDowned(link.node) { return (false, true, false) }
             let first = state.remoteWatches[key] == nil
             state.remoteWatches[key, default: []].insert(watcher)
-            return (first, false)
+            return (first, false, state.membership.status(of: link.node) == nil)
         }
         if outcome.gone {
             watcher.terminated(failure: ClusterNodeDownError(node: link.node, reason: "down"))
             return
         }
         if outcome.first { sendSequenced(.watch(watched: actor, watcher: _WireActor(path: "/", incarnation: 0)), to: link.node) }
+        // A node this one never heard from may be long gone: the failure detector would never
+        // judge it. Ask NATS whether anybody serves it.
+        if outcome.unknown { checkUnknownNode(link.node) }
+    }
+
+    /// Probes a node that is no member; if nobody serves it, it is gone: what waits for it ends.
+    func checkUnknownNode(_ node: ClusterNode) {
+        let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
+        let subject = subjects.node(node)
+        let timeout = configuration.probeTimeout
+        Task { [weak self] in
+            guard let self else { return }
+            do throws(NATSError) {
+                _ = try await self.connection.request(bytes, to: subject, timeout: timeout)
+            } catch where error.code == .noResponders {
+                if self.state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) {
+                    self.nodeGone(node, reason: "nobody serves it")
+                }
+            } catch {
+                // A time-out or a lost link proves nothing: the node may yet be heard.
+            }
+        }
     }
 
     func unwatch(_ actor: _WireActor, on link: _PeerLink, by watcher: RemoteWatcher) {
