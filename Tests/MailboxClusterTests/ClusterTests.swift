@@ -360,3 +360,34 @@ struct ClusterPartitionTests {
         for node in nodes { await node.stop() }
     }
 }
+
+@Suite("Cluster: routing across nodes on a real nats-server", .enabled(if: NATSEnvironment.hasServer, NATSEnvironment.skipReason))
+struct ClusterRoutingTests {
+    struct Job: Codable, Sendable, Hashable {
+        var number: Int
+    }
+
+    @Test("a group router over a cluster key routes round-robin to the workers of every node")
+    func groupRouterAcrossNodes() async throws {
+        let nodes = try await startCluster(2)
+        let (a, b) = (nodes[0], nodes[1])
+        let key = ServiceKey<Job>("jobs")
+        let done = Collector<String>()
+        func worker(_ name: String) -> Behavior<Job> {
+            .receiveMessage { _ in
+                done.append(name)
+                return .same
+            }
+        }
+        a.cluster.receptionist.register(try a.system.spawn(worker("a1"), name: "a1"), with: key)
+        b.cluster.receptionist.register(try b.system.spawn(worker("b1"), name: "b1"), with: key)
+        b.cluster.receptionist.register(try b.system.spawn(worker("b2"), name: "b2"), with: key)
+        let router = try a.system.spawn(a.cluster.receptionist.group(key).withRoundRobinRouting().behavior, name: "router")
+        #expect(await waitFor(a.cluster.receptionist.listing(for: key)) { $0.count == 3 })
+        for number in 0..<30 { router.tell(Job(number: number)) }
+        #expect(await done.wait(forCount: 30))
+        let counts = Dictionary(grouping: done.all, by: { $0 }).mapValues(\.count)
+        #expect(counts == ["a1": 10, "b1": 10, "b2": 10])
+        for node in nodes { await node.stop() }
+    }
+}

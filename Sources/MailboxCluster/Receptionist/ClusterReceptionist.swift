@@ -55,4 +55,14 @@ public final class ClusterReceptionist: Sendable {
         core.installApplier(for: key)
         return core.system.receptionist.subscribe(key, subscriber)
     }
+
+    /// A group router over `key` across the cluster: it routes to the actors registered under
+    /// `key` on every node (remote ones by their refs), following the listing as it changes.
+    /// The same as `Routers.group(key)` once this receptionist follows the key (which this
+    /// does): a plain `Routers.group(key)` sees remote actors only on a node where the cluster
+    /// receptionist was asked about the key (its message type is needed to list them).
+    public func group<Message: Codable & Sendable>(_ key: ServiceKey<Message>) -> GroupRouter<Message> {
+        core.installApplier(for: key)
+        return Routers.group(key)
+    }
 }
