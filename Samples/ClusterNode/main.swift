@@ -132,6 +132,7 @@ final class Process: Sendable {
         configuration.clusterName = options.cluster
         configuration.downAfter = .milliseconds(Int(options.downAfter * 1000))
         configuration.nats.maxReconnectAttempts = -1
+        configuration.nats.retryOnFailedConnect = true
         configuration.nats.reconnectWait = .milliseconds(200)
         do {
             let cluster = try await ClusterSystem.join(system, configuration)

@@ -44,6 +44,22 @@ struct ClusterTests {
         for node in nodes { await node.stop() }
     }
 
+    @Test("the reply refs of completed asks are forgotten: the export table does not grow with asks")
+    func askExportsRetire() async throws {
+        let nodes = try await startCluster(2)
+        let (a, b) = (nodes[0], nodes[1])
+        let remote = a.cluster.resolve(b.cluster.address(of: try b.system.spawn(counter(), name: "c")), as: Counter.self)
+        let silent = a.cluster.resolve(b.cluster.address(of: try b.system.spawn(Behavior<Counter>.ignore, name: "silent")), as: Counter.self)
+        for _ in 0..<50 { _ = try await remote.ask(timeout: .seconds(10)) { .get(replyTo: $0) } }
+        for _ in 0..<5 {
+            await #expect(throws: AskError.self) { _ = try await silent.ask(timeout: .milliseconds(50)) { .get(replyTo: $0) } }
+        }
+        // Answered asks leave at once, timed-out ones at the next heartbeats.
+        let core = a.cluster.core
+        #expect(await eventually { core.state.withLockedValue { $0.exports.isEmpty && $0.askExports.isEmpty } })
+        for node in nodes { await node.stop() }
+    }
+
     @Test("100,000 numbered tells arrive all and in order (FIFO per sender-receiver pair)")
     func fifo() async throws {
         let nodes = try await startCluster(2)

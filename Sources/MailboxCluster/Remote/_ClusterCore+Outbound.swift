@@ -102,6 +102,7 @@ extension _ClusterCore {
                 isAsk: isAsk,
                 isCompleted: { ref.isCompletedAsk },
                 failAsk: { reason in ref.failAsk(reason) })
+            if isAsk { state.askExports.insert(wire) }
             return true
         }
         if isNew, !isAsk {

@@ -61,6 +61,9 @@ struct _CoreState {
     var links: [ClusterNode: _PeerLink] = [:]
     var inbound: [ClusterNode: _InboundLink] = [:]
     var exports: [_WireActor: _Export] = [:]
+    /// The exports that are asks' reply refs (a superset: other paths remove them from
+    /// `exports` only; the heartbeat tidies this up).
+    var askExports: Set<_WireActor> = []
     var remoteWatches: [_RemoteActorKey: Set<RemoteWatcher>] = [:]
     /// Refs to remote actors, held weakly, so that two refs to one actor are equal.
     var interned: [ActorAddress: any Sendable] = [:]
@@ -211,7 +214,7 @@ final class _ClusterCore: Sendable {
 
     func tick() {
         let now = self.now
-        let tick = state.withLockedValue { state -> (_Membership.TickOutcome, [(ClusterNode, UInt64)], [_WireActor], [_PeerLink], UInt64)? in
+        let tick = state.withLockedValue { state -> (_Membership.TickOutcome, [(ClusterNode, UInt64)], [_PeerLink], UInt64)? in
             // After `leave()` this node says nothing more (a late heartbeat would bring it back).
             guard !state.isShutDown, !state.wasDowned else { return nil }
             state.ticks += 1
@@ -223,18 +226,18 @@ final class _ClusterCore: Sendable {
                 state.inbound[node] = link
                 acks.append((node, link.received))
             }
-            // Forget ask reply refs whose ask has completed.
-            var retired: [_WireActor] = []
-            for (actor, export) in state.exports where export.isAsk && export.isCompleted() {
-                retired.append(actor)
+            // Forget ask reply refs whose ask has completed (or that went another way).
+            for actor in state.askExports {
+                if let export = state.exports[actor], !export.isCompleted() { continue }
+                state.exports[actor] = nil
+                state.askExports.remove(actor)
             }
-            for actor in retired { state.exports[actor] = nil }
             if state.ticks % 64 == 0 {
                 state.interned = state.interned.filter { ($0.value as? any _WeakChecking)?.isAlive ?? false }
             }
-            return (outcome, acks, retired, Array(state.links.values), state.localRegistryVersion)
+            return (outcome, acks, Array(state.links.values), state.localRegistryVersion)
         }
-        guard let (outcome, acks, _, stalledLinks, registryVersion) = tick else { return }
+        guard let (outcome, acks, stalledLinks, registryVersion) = tick else { return }
         publish(.heartbeat(status: .up, system: system.name, registryVersion: registryVersion), to: subjects.heartbeats)
         for (node, sequence) in acks { publish(.ack(sequence: sequence), to: subjects.node(node)) }
         for link in stalledLinks {
