@@ -75,14 +75,6 @@ extension ActorRef {
         self.init(RemoteTarget(address: address, system: system, endpoint: endpoint))
     }
 
-    /// The endpoint of a ref to a remote actor; `nil` for a local one.
-    package var remoteEndpoint: (any RemoteEndpoint<Message>)? {
-        (target as? RemoteTarget<Message>)?.endpoint
-    }
-
-    /// The system the ref belongs to.
-    package var system: ActorSystem { target.system }
-
     /// Whether this is the reply ref of an `ask` (a temporary target, not an actor).
     package var isAskReply: Bool { target is AskPromise<Message> }
 
@@ -93,14 +85,6 @@ extension ActorRef {
         guard let promise = target as? AskPromise<Message> else { return false }
         return promise.failIfWaiting(promise.error(.notDelivered, reason: reason))
     }
-
-    /// Whether the actor has terminated (false for targets that are no actor cell).
-    package var hasTerminated: Bool { target.hasTerminated }
-}
-
-extension AnyActorRef {
-    /// The address of the actor that stands for this ref (an adapter's owner).
-    package var actorAddress: ActorAddress { target.actorTarget.address }
 }
 
 extension ActorSystem {
