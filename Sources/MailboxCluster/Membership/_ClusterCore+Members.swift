@@ -11,8 +11,7 @@ extension _ClusterCore {
                 nodeGone(event.member.node, reason: event.previous == .leaving || status == .removed ? "left" : "downed")
             }
         }
-        let (members, wasDowned) = state.withLockedValue { ($0.membership.members, $0.wasDowned) }
-        membersProperty.value = [Member(node: me, status: wasDowned ? .down : .up)] + members
+        publishMembers()
         for event in events { memberEventsInput.send(value: event) }
     }
 
@@ -61,6 +60,15 @@ extension _ClusterCore {
             for watcher in watchers { watcher.terminated(failure: error) }
         }
         memberEventsInput.send(value: MemberEvent(member: Member(node: me, status: .down), previous: .up))
-        membersProperty.value = [Member(node: me, status: .down)]
+        publishMembers()
+    }
+
+    /// Sets `members` from the state, read inside the property's own lock: when two threads
+    /// publish at once, the later snapshot is the one that stays.
+    private func publishMembers() {
+        membersProperty.modify { shown in
+            let (members, wasDowned) = state.withLockedValue { ($0.membership.members, $0.wasDowned) }
+            shown = [Member(node: me, status: wasDowned ? .down : .up)] + members
+        }
     }
 }
