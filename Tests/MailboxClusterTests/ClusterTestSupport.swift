@@ -19,15 +19,8 @@ struct TestNode {
         configure: (inout ClusterConfiguration) -> Void = { _ in }
     ) async throws -> TestNode {
         let system = ActorSystem(name: "test")
-        var configuration = ClusterConfiguration(nodeName: name, nats: server ?? NATSEnvironment.url!)
-        configuration.clusterName = clusterName
-        configuration.nats.reconnectWait = .milliseconds(100)
-        configuration.nats.retryOnFailedConnect = true
-        configuration.heartbeatInterval = .milliseconds(100)
-        configuration.probeAfter = .milliseconds(250)
-        configuration.goneAfter = .milliseconds(200)
-        configuration.settle = .zero
-        configuration.downAfter = .seconds(2)
+        // The quick failure detector of the guide's examples (ClusterDocTests).
+        var configuration = docConfiguration(name, cluster: clusterName, nats: NATSConfiguration(url: server ?? NATSEnvironment.url!))
         configure(&configuration)
         let cluster = try await ClusterSystem.join(system, configuration)
         return TestNode(system: system, cluster: cluster)
