@@ -44,8 +44,8 @@ extension Session {
         }
         if unknown { send(Numeric.umodeUnknownFlag, "Unknown MODE flag") }
         if !applied.isEmpty {
+            identityChanged()  // before the client sees the change (see `away`)
             connection.send(IRCMessage(prefix: identity.prefix, command: "MODE", params: [identity.nick, applied]).serialized())
-            identityChanged()
         }
     }
 
@@ -54,13 +54,15 @@ extension Session {
     }
 
     private func away(_ params: [String]) {
-        if let text = params.first, !text.isEmpty {
-            identity.away = text.truncated(toBytes: configuration.awayLength)
+        let isAway = params.first.map { !$0.isEmpty } ?? false
+        identity.away = isAway ? params[0].truncated(toBytes: configuration.awayLength) : nil
+        // The registry and the channels hear of it before the client does: a WHO another client
+        // sends once this one has its 306 finds the new state (the tells are queued first).
+        identityChanged()
+        if isAway {
             send(Numeric.nowAway, "You have been marked as being away")
         } else {
-            identity.away = nil
             send(Numeric.unaway, "You are no longer marked as being away")
         }
-        identityChanged()
     }
 }
