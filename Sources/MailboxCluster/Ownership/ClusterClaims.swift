@@ -215,31 +215,11 @@ public final class ClusterClaims: Sendable {
     /// Letters, digits, `-` and `_` stay; every other UTF-8 byte becomes `=XX`.
     static func escape(_ key: String) throws(ClusterError) -> String {
         guard !key.isEmpty else { throw ClusterError(code: .invalidName, text: "an empty claim key") }
-        var escaped = ""
-        escaped.reserveCapacity(key.utf8.count)
-        for byte in key.utf8 {
-            switch byte {
-            case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                escaped.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                escaped += "=" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return escaped
+        return _Escaping.escape(key)
     }
 
     static func unescape(_ escaped: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = escaped.utf8.makeIterator()
-        while let byte = utf8.next() {
-            if byte == UInt8(ascii: "="), let high = utf8.next(), let low = utf8.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        _Escaping.unescape(escaped)
     }
 }
 
