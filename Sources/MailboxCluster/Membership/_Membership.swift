@@ -122,10 +122,7 @@ struct _Membership {
     /// Returns false if the node is a member after all (it was heard meanwhile).
     mutating func unknownNodeIsGone(_ node: ClusterNode) -> Bool {
         guard entries[node] == nil, node != me else { return false }
-        if tombstoneSet.insert(node).inserted {
-            tombstones.append(node)
-            if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
-        }
+        tombstone(node)
         return true
     }
 
@@ -233,13 +230,17 @@ struct _Membership {
         return [MemberEvent(member: Member(node: node, status: status), previous: previous)]
     }
 
+    /// Remembers `node` as downed for good (the newest 4,096 incarnations).
+    private mutating func tombstone(_ node: ClusterNode) {
+        guard tombstoneSet.insert(node).inserted else { return }
+        tombstones.append(node)
+        if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
+    }
+
     /// Downs `node` for good: `final` is `.down` (removed at the next tick) or `.removed`.
     private mutating func down(_ node: ClusterNode, final: MemberStatus = .down) -> [MemberEvent] {
         guard let entry = entries[node] else { return [] }
-        if tombstoneSet.insert(node).inserted {
-            tombstones.append(node)
-            if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
-        }
+        tombstone(node)
         if final == .removed {
             entries[node] = nil
         } else {
