@@ -60,7 +60,8 @@ extension ClusterSystem: DistributedActorSystem {
     /// ref takes no messages: call the actor's `distributed func`s instead.
     ///
     /// Thread-safety: any thread. Failure modes: as for any remote watch (docs/Cluster.md,
-    /// "Remote death watch"): a watch frame lost by NATS is noticed only when the node goes.
+    /// "Remote death watch"): a watch or terminated frame lost by NATS is made good when the
+    /// nodes reconcile their watches after the loss.
     public func watchRef(of id: ActorAddress) -> ActorRef<Never> {
         guard let node = id.node, node != self.node else {
             return core.distributedLifecycle(id.node == nil ? id.on(self.node) : id)
