@@ -37,6 +37,8 @@ public final class ChatServer: Sendable {
     private let directory: ActorRef<DirectoryMessage>
     private let sessions: ActorRef<SessionManagerMessage>
     private let steps: ServerShutdown
+    /// The link to the other nodes, when the server is one node of several.
+    let link: (any ChatClusterLink)?
 
     /// Starts the server's actors (it does not listen yet: see `listen()`).
     ///
@@ -45,17 +47,29 @@ public final class ChatServer: Sendable {
     /// - Throws: `ActorSystemError` if the actors cannot be spawned (for example, names in use in
     ///   a given system); `CoordinatedShutdownError` if a given system's coordinated shutdown
     ///   has no `service-unbind` or `service-requests-done` phase, or has passed them.
-    public init(configuration: ChatServerConfiguration, system: ActorSystem? = nil) throws {
+    public convenience init(configuration: ChatServerConfiguration, system: ActorSystem? = nil) throws {
+        try self.init(configuration: configuration, system: system, link: nil)
+    }
+
+    /// Starts the server's actors; with `link`, as one node of a cluster (see
+    /// `ChatServer+Cluster.swift`): a node relay actor, `/user/relay`, receives the other nodes'
+    /// syncs, and the link starts delivering them.
+    init(configuration: ChatServerConfiguration, system: ActorSystem?, link: (any ChatClusterLink)?) throws {
         self.configuration = configuration
+        self.link = link
         ownsSystem = system == nil
         let system = system ?? ActorSystem(name: "chat-server")
         self.system = system
-        let context = ServerContext(configuration: configuration)
+        let context = ServerContext(configuration: configuration, cluster: link)
         self.context = context
         registry = try system.spawn(NickRegistry.behavior(server: context, state: RegistryState()), name: "nicks")
         directory = try system.spawn(ChannelDirectory.behavior(server: context, state: DirectoryState(), registry: registry), name: "channels")
         sessions = try system.spawn(SessionManager.behavior(server: context, tracker: tracker, registry: registry, directory: directory),
                                     name: "sessions")
+        if let link {
+            let relay = try system.spawn(NodeRelay.behavior(server: context, link: link, registry: registry, directory: directory), name: "relay")
+            link.start(relay: relay)
+        }
         // Failures of the server's actors, as the runtime reports them, become the server's events.
         let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
         let failureObservation = system.events.observeValues { event in
@@ -107,6 +121,7 @@ public final class ChatServer: Sendable {
     public func shutdown(timeout: Duration = .seconds(5)) async {
         await steps.unbind()
         await steps.closeSessions(timeout: timeout)
+        link?.stop()
         if ownsSystem {
             _ = await system.terminate()
         }
