@@ -186,20 +186,24 @@ extension _ClusterCore {
 
     /// Probes a node that is no member; if nobody serves it, it is gone: what waits for it ends.
     func checkUnknownNode(_ node: ClusterNode) {
+        Task { [weak self] in _ = await self?.probeUnknownNode(node) }
+    }
+
+    /// Pings `node`'s subject; when nobody serves it (NATS "no responders") it is gone: it is
+    /// tombstoned, what waits for it ends, and the answer is true. A time-out or a lost link
+    /// proves nothing (the node may yet be heard), nor does an answer that came while the node
+    /// was heard from: false.
+    func probeUnknownNode(_ node: ClusterNode) async -> Bool {
         let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
-        let subject = subjects.node(node)
-        let timeout = configuration.probeTimeout
-        Task { [weak self] in
-            guard let self else { return }
-            do throws(NATSError) {
-                _ = try await self.connection.request(bytes, to: subject, timeout: timeout)
-            } catch where error.code == .noResponders {
-                if self.state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) {
-                    self.nodeGone(node, reason: "nobody serves it")
-                }
-            } catch {
-                // A time-out or a lost link proves nothing: the node may yet be heard.
-            }
+        do throws(NATSError) {
+            _ = try await connection.request(bytes, to: subjects.node(node), timeout: configuration.probeTimeout)
+            return false
+        } catch where error.code == .noResponders {
+            guard state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) else { return false }
+            nodeGone(node, reason: "nobody serves it")
+            return true
+        } catch {
+            return false
         }
     }
 

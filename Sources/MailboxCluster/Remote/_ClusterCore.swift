@@ -73,6 +73,8 @@ struct _CoreState {
     /// This node's own registrations, by key.
     var localRegistry: [String: Set<_WireActor>] = [:]
     var localRegistryVersion: UInt64 = 0
+    /// Per service key, the next turn among this node's actors for queue-group messages.
+    var queueTurns: [String: Int] = [:]
     /// Downed incarnations told so since the last tick (told once per tick at most).
     var toldDowned: Set<ClusterNode> = []
     var statistics = ClusterStatistics()
@@ -111,6 +113,9 @@ final class _ClusterCore: Sendable {
     let sequenceOffset: Int
     /// Messages sent to remote actors (counted outside the state's lock: once per message).
     let sentMessages = Atomic<UInt64>(0)
+    /// This node's queue subscriptions by service key; its lock also orders their changes
+    /// (taken before `state`'s, never inside it).
+    let queueSubscriptions = LockedValueBox<[String: NATSSubscription]>([:])
     /// This node's distributed actors, by ID (weakly), and the counter of their IDs.
     let distributedActors = LockedValueBox<[ActorAddress: _WeakDistributedActor]>([:])
     let distributedIDs = Atomic<UInt64>(0)
@@ -188,6 +193,7 @@ final class _ClusterCore: Sendable {
         // The timer's handler may be running: wait for it to finish on its queue.
         for disposable in disposables { disposable.dispose() }
         queue.sync {}
+        endQueueSubscriptions()
         let (links, exports) = state.withLockedValue { state -> ([_PeerLink], [_Export]) in
             defer {
                 state.links = [:]
