@@ -52,7 +52,7 @@ as_root() {
 }
 
 # ------------------------------------------------------------------------------ 1. Debian packages
-PACKAGES=(ii tmux irssi)
+PACKAGES=(ii tmux irssi nats-server)   # nats-server: the several-nodes tests (test_cluster_chat.py)
 [[ "$SERVER" == ngircd ]] && PACKAGES+=(ngircd)
 MISSING=()
 for p in "${PACKAGES[@]}"; do

@@ -40,7 +40,9 @@ func joinCluster(_ url: String) async -> (ChatServer, ClusterSystem) {
         let cluster = try await ClusterSystem.join(ActorSystem(name: "chat-server"), settings)
         let server = try await ChatServer.node(configuration: configuration, cluster: cluster)
         let me = cluster.node
+        let verbose = options.verbose
         cluster.memberEvents.observeValues { event in
+            if verbose { write("chat-server: member \(event)", to: .standardError) }
             guard event.member.node == me, event.member.status == .down else { return }
             write("chat-server: this node (\(me)) was downed by the cluster; exiting (start it again to rejoin)", to: .standardError)
             exit(3)

@@ -158,6 +158,7 @@ final class ClusterHarness {
         let system = ActorSystem(name: "chat-\(name)", configuration: .init(scheduler: scheduler, logHandler: nil))
         let link = hub.link(name, incarnation: incarnation)
         let server = try ChatServer(configuration: configuration, system: system, link: link)
+        server.startLink()
         systems.append(system)
         servers[name] = server
         links[name] = link

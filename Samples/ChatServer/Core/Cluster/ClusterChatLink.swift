@@ -6,6 +6,10 @@ import MailboxCluster
 /// nodes while both incarnations live, at most once), a node downed or gone (`memberEvents`)
 /// is a `peerDown`, and nicks are claims in the cluster's KV bucket.
 ///
+/// A listed relay becomes a peer only once its node is a member here (heard, not down): the
+/// listing can arrive before the node's first heartbeat, and a tell to a node never heard
+/// counts it as gone for good.
+///
 /// Thread-safety: `state` is behind a lock; tells and claim tasks start outside it. Claims and
 /// releases of one key run one after the other, in the order they were made (a release then a
 /// claim of the same nick must not be swapped).
@@ -14,8 +18,12 @@ final class ClusterChatLink: ChatClusterLink {
     static let relayKey = ServiceKey<ChatRelayMessage>("chat-relay")
 
     private struct State {
-        /// The other nodes' relays, as listed.
+        /// The other nodes' relays that are peers: listed, and their node a member.
         var peers: [ClusterNode: ActorRef<ChatRelayMessage>] = [:]
+        /// The other nodes' relays, as last listed.
+        var listed: [ClusterNode: ActorRef<ChatRelayMessage>] = [:]
+        /// The other nodes heard and not down.
+        var members: Set<ClusterNode> = []
         /// Nodes downed or gone: never peers again (a new incarnation is another node).
         var gone: Set<ClusterNode> = []
         var subscriptions: [any Disposable] = []
@@ -72,8 +80,13 @@ final class ClusterChatLink: ChatClusterLink {
             self?.listed(refs)
         }
         let members = cluster.memberEvents.observeValues { [weak self] event in
-            guard event.member.status == .down || event.member.status == .removed else { return }
-            self?.gone(event.member.node)
+            switch event.member.status {
+            case .down, .removed: self?.gone(event.member.node)
+            case .joining, .up, .unreachable, .leaving: self?.heard(event.member.node)
+            }
+        }
+        for member in cluster.members.value where member.status != .down && member.status != .removed {
+            heard(member.node)
         }
         state.withLockedValue { $0.subscriptions += [listing] + (members.map { [$0] } ?? []) }
     }
@@ -88,13 +101,31 @@ final class ClusterChatLink: ChatClusterLink {
         if let relay { cluster.receptionist.deregister(relay, from: Self.relayKey) }
     }
 
-    /// The listing changed: relays of nodes not seen before are peers now.
+    /// The listing changed.
     private func listed(_ refs: Set<ActorRef<ChatRelayMessage>>) {
+        promote { state in
+            state.listed = [:]
+            for ref in refs {
+                guard let node = ref.address.node, node != self.node else { continue }
+                state.listed[node] = ref
+            }
+        }
+    }
+
+    /// `node` is a member (heard, not down).
+    private func heard(_ node: ClusterNode) {
+        guard node != self.node else { return }
+        promote { state in state.members.insert(node) }
+    }
+
+    /// Applies `change`, then makes peers of the listed relays whose nodes are members (and
+    /// tells the relay of each new one).
+    private func promote(after change: (inout State) -> Void) {
         let (relay, found) = state.withLockedValue { state -> (ActorRef<ChatRelayMessage>?, [ClusterNode]) in
             guard !state.stopped else { return (nil, []) }
+            change(&state)
             var found: [ClusterNode] = []
-            for ref in refs {
-                guard let node = ref.address.node, node != self.node, !state.gone.contains(node), state.peers[node] == nil else { continue }
+            for (node, ref) in state.listed where state.peers[node] == nil && state.members.contains(node) && !state.gone.contains(node) {
                 state.peers[node] = ref
                 found.append(node)
             }
@@ -108,6 +139,7 @@ final class ClusterChatLink: ChatClusterLink {
         let relay = state.withLockedValue { state -> ActorRef<ChatRelayMessage>? in
             guard node != self.node, state.gone.insert(node).inserted else { return nil }
             state.peers[node] = nil
+            state.members.remove(node)
             return state.relay
         }
         relay?.tell(.peerDown(node))

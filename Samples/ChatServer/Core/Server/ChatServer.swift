@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Mailbox
 import MailboxNet
+import Synchronization
 
 /// An IRC server on Mailbox actors.
 ///
@@ -39,6 +40,8 @@ public final class ChatServer: Sendable {
     private let steps: ServerShutdown
     /// The link to the other nodes, when the server is one node of several.
     let link: (any ChatClusterLink)?
+    private let relay: ActorRef<ChatRelayMessage>?
+    private let linkStarted = Atomic(false)
 
     /// Starts the server's actors (it does not listen yet: see `listen()`).
     ///
@@ -67,8 +70,9 @@ public final class ChatServer: Sendable {
         sessions = try system.spawn(SessionManager.behavior(server: context, tracker: tracker, registry: registry, directory: directory),
                                     name: "sessions")
         if let link {
-            let relay = try system.spawn(NodeRelay.behavior(server: context, link: link, registry: registry, directory: directory), name: "relay")
-            link.start(relay: relay)
+            relay = try system.spawn(NodeRelay.behavior(server: context, link: link, registry: registry, directory: directory), name: "relay")
+        } else {
+            relay = nil
         }
         // Failures of the server's actors, as the runtime reports them, become the server's events.
         let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
@@ -85,13 +89,22 @@ public final class ChatServer: Sendable {
     ///
     /// - Returns: the address bound (with the port chosen when `port` was 0).
     /// - Throws: `SocketError` when the address cannot be bound (in use, not local…).
+    /// On several nodes, the node joins the chat cluster here: the other nodes find it (and it
+    /// them) once it listens, so that `events` observed before `listen()` see every peer.
     @discardableResult
     public func listen() throws -> SocketAddress {
         let socket = try TCPListener(host: configuration.host, port: configuration.port)
         let address = socket.localAddress
         let ref = try system.spawn(Listener.behavior(server: context, first: socket, address: address, sessions: sessions), name: "listener")
         steps.listenerStarted(ref)
+        startLink()
         return address
+    }
+
+    /// Starts the cluster link (once): the relay is listed, the other nodes' syncs flow.
+    func startLink() {
+        guard let link, let relay, !linkStarted.exchange(true, ordering: .relaxed) else { return }
+        link.start(relay: relay)
     }
 
     /// Serves a client on an already open connection (the listener does this for each accepted
