@@ -243,3 +243,43 @@ struct ClusterChatTests {
         await cluster.shutdown()
     }
 }
+
+@Suite("Chat server: several nodes, conflicts")
+struct ClusterChatConflictTests {
+    @Test func topicAndModesSetAtOnceOnTwoNodes_endTheSameOnBoth_laterChangeWins() async throws {
+        let cluster = ClusterHarness()
+        try cluster.start("a")
+        try cluster.start("b")
+        let alice = cluster.client("alice", on: "a", in: "#x")
+        let bob = cluster.client("bob", on: "b", in: "#x", others: [alice])
+        alice.type("MODE #x +o bob")
+        cluster.run()
+        _ = alice.take()
+        _ = bob.take()
+        // Both in the same instant: each node applies its own first, then the other's. The
+        // stamps tie on time; the greater node name ("b") wins on both nodes.
+        alice.type("TOPIC #x :from a", "MODE #x +m")
+        bob.type("TOPIC #x :from b", "MODE #x +i")
+        cluster.run()
+        _ = alice.take()
+        _ = bob.take()
+        alice.type("TOPIC #x", "MODE #x")
+        bob.type("TOPIC #x", "MODE #x")
+        cluster.run()
+        let seenOnA = alice.take(), seenOnB = bob.take()
+        #expect(seenOnA.contains(":a.test 332 alice #x :from b"), "\(seenOnA)")
+        #expect(seenOnB.contains(":b.test 332 bob #x :from b"), "\(seenOnB)")
+        #expect(seenOnA.contains(":a.test 324 alice #x :+int"), "\(seenOnA)")   // b's whole set: a's +m lost
+        #expect(seenOnB.contains(":b.test 324 bob #x :+int"), "\(seenOnB)")
+
+        // Later, a's change wins everywhere.
+        cluster.scheduler.advance(by: .seconds(1))
+        alice.type("TOPIC #x :later from a")
+        cluster.run()
+        _ = alice.take()
+        bob.type("TOPIC #x")
+        cluster.run()
+        #expect(bob.take().contains(":b.test 332 bob #x :later from a"))
+        await cluster.shutdown()
+    }
+}

@@ -44,8 +44,23 @@ struct ChatUserRecord: Codable, Equatable, Sendable {
     }
 }
 
-/// A channel's modes, as they travel between nodes (the whole set: a mode change is
-/// last-writer-wins on every node).
+/// When and where a channel's topic or modes were last set: of two changes, the later one
+/// wins on every node (ties: the greater node name), so that nodes that saw two changes in
+/// different orders end with the same state.
+struct ChannelStamp: Codable, Comparable, Sendable {
+    /// Milliseconds since 1970 on the node that made the change.
+    let at: Int64
+    /// The name of that node.
+    let node: String
+
+    static let zero = ChannelStamp(at: 0, node: "")
+
+    static func < (lhs: ChannelStamp, rhs: ChannelStamp) -> Bool {
+        (lhs.at, lhs.node) < (rhs.at, rhs.node)
+    }
+}
+
+/// A channel's modes, as they travel between nodes (the whole set, last writer wins by `stamp`).
 struct ChannelModesRecord: Codable, Equatable, Sendable {
     struct Ban: Codable, Equatable, Sendable {
         let mask: String
@@ -61,6 +76,7 @@ struct ChannelModesRecord: Codable, Equatable, Sendable {
     var key: String?
     var limit: Int?
     var bans: [Ban]
+    var stamp: ChannelStamp
 }
 
 /// A channel's topic as it travels between nodes.
@@ -87,15 +103,16 @@ enum ChannelSync: Codable, Sendable {
     case parted(ChatUserRef, line: String)
     /// An operator on the sending node kicked `target` (of any node).
     case kicked(ChatUserRef, line: String)
-    /// The topic was set (`nil`: cleared).
-    case topic(ChannelTopicRecord?, line: String)
+    /// The topic was set (`nil`: cleared), last writer wins by `stamp`.
+    case topic(ChannelTopicRecord?, stamp: ChannelStamp, line: String)
     /// Modes changed: the whole set afterwards, and the members whose `+o`/`+v` changed.
     case modes(ChannelModesRecord, statuses: [ChannelMemberStatus], line: String)
     /// A PRIVMSG or NOTICE to the channel: fanned out to the receiving node's members.
     case line(String)
     /// The sending node's whole view of the channel (to a node that just came up): its modes,
     /// topic, creation time and its own members.
-    case state(modes: ChannelModesRecord, topic: ChannelTopicRecord?, createdAt: Int, members: [ChannelSnapshotMember])
+    case state(modes: ChannelModesRecord, topic: ChannelTopicRecord?, topicStamp: ChannelStamp, createdAt: Int,
+               members: [ChannelSnapshotMember])
 }
 
 /// A member of a channel in `ChannelSync.state`.

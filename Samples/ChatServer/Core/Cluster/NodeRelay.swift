@@ -75,8 +75,8 @@ enum NodeRelay {
                 case let .kicked(ref, line):
                     guard let id = users.localID(of: ref, me: me) else { return }
                     event = .kicked(id: id, line: bytes(line))
-                case let .topic(topic, line):
-                    event = .topic(topic, line: bytes(line))
+                case let .topic(topic, stamp, line):
+                    event = .topic(topic, stamp: stamp, line: bytes(line))
                 case let .modes(modes, statuses, line):
                     let local = statuses.compactMap { status in
                         users.localID(of: status.user, me: me).map { (id: $0, isOperator: status.isOperator, hasVoice: status.hasVoice) }
@@ -84,11 +84,11 @@ enum NodeRelay {
                     event = .modes(modes, statuses: local, line: bytes(line))
                 case let .line(line):
                     event = .line(bytes(line))
-                case let .state(modes, topic, createdAt, members):
+                case let .state(modes, topic, topicStamp, createdAt, members):
                     let known = members.compactMap { member in
                         perform(users.seen(member.user, on: node)).map { (identity: $0, isOperator: member.isOperator, hasVoice: member.hasVoice) }
                     }
-                    event = .state(modes: modes, topic: topic, createdAt: createdAt, members: known)
+                    event = .state(modes: modes, topic: topic, topicStamp: topicStamp, createdAt: createdAt, members: known)
                 }
                 directory.tell(.replica(name: name, event))
             }

@@ -88,6 +88,9 @@ final class ChannelState {
     /// Other nodes with members here, and how many: a line goes once to each (cluster).
     var remoteNodes: [ClusterNode: Int] = [:]
     var topic: (text: String, setBy: String, setAt: Int)?
+    /// When the topic and the modes were last set (several nodes: the later change wins).
+    var topicStamp = ChannelStamp.zero
+    var modesStamp = ChannelStamp.zero
     var inviteOnly = false, moderated = false, noExternal = true, topicLocked = true
     /// +s: hidden from LIST, NAMES and WHO of non-members.
     var secret = false
@@ -151,7 +154,8 @@ final class ChannelState {
     var modesRecord: ChannelModesRecord {
         ChannelModesRecord(inviteOnly: inviteOnly, moderated: moderated, noExternal: noExternal, topicLocked: topicLocked,
                            secret: secret, key: channelKey, limit: limit,
-                           bans: bans.map { ChannelModesRecord.Ban(mask: $0.mask.pattern, setBy: $0.setBy, setAt: $0.setAt) })
+                           bans: bans.map { ChannelModesRecord.Ban(mask: $0.mask.pattern, setBy: $0.setBy, setAt: $0.setAt) },
+                           stamp: modesStamp)
     }
 
     /// Takes another node's modes (last writer wins).
@@ -164,6 +168,7 @@ final class ChannelState {
         channelKey = modes.key
         limit = modes.limit
         bans = modes.bans.map { Ban(mask: WildcardMask($0.mask), setBy: $0.setBy, setAt: $0.setAt) }
+        modesStamp = modes.stamp
     }
 
     var topicRecord: ChannelTopicRecord? {
@@ -407,7 +412,10 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         state.topic = topicText.isEmpty ? nil : (topicText, from.prefix, now)
         let line = IRCMessage(prefix: from.prefix, command: "TOPIC", params: [state.name, topicText]).serialized(alwaysTrailing: true)
         broadcast(line)
-        server.cluster?.broadcast(.channel(name: state.name, .topic(state.topicRecord, line: String(decoding: line, as: UTF8.self))))
+        if let cluster = server.cluster {
+            state.topicStamp = stamp(cluster)
+            cluster.broadcast(.channel(name: state.name, .topic(state.topicRecord, stamp: state.topicStamp, line: String(decoding: line, as: UTF8.self))))
+        }
     }
 
     private func names(to identity: ClientIdentity) {
@@ -635,7 +643,10 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         }
         let line = IRCMessage(prefix: from.prefix, command: "MODE", params: [state.name, text] + changeArguments).serialized()
         broadcast(line)
-        server.cluster?.broadcast(.channel(name: state.name, .modes(state.modesRecord, statuses: statuses, line: String(decoding: line, as: UTF8.self))))
+        if let cluster = server.cluster {
+            state.modesStamp = stamp(cluster)
+            cluster.broadcast(.channel(name: state.name, .modes(state.modesRecord, statuses: statuses, line: String(decoding: line, as: UTF8.self))))
+        }
     }
 
     // MARK: Helpers
@@ -649,6 +660,12 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
     }
 
     private var now: Int { Int(context.scheduler.currentDate.timeIntervalSince1970) }
+
+    /// A stamp for a change this node makes now (never below the last one it applied).
+    private func stamp(_ cluster: any ChatClusterLink) -> ChannelStamp {
+        let millis = Int64(context.scheduler.currentDate.timeIntervalSince1970 * 1000)
+        return ChannelStamp(at: max(millis, max(state.topicStamp.at, state.modesStamp.at) + 1), node: cluster.node.name)
+    }
 
     private func broadcast(_ line: [UInt8]) {
         for output in state.outputs { output.connection.send(line) }
@@ -673,13 +690,12 @@ enum ChannelReplicaEvent: Sendable {
     case joined(ClientIdentity, isOperator: Bool)
     case parted(id: UInt64, line: [UInt8])
     case kicked(id: UInt64, line: [UInt8])
-    case topic(ChannelTopicRecord?, line: [UInt8])
+    case topic(ChannelTopicRecord?, stamp: ChannelStamp, line: [UInt8])
     case modes(ChannelModesRecord, statuses: [(id: UInt64, isOperator: Bool, hasVoice: Bool)], line: [UInt8])
     case line([UInt8])
     /// A node's whole view (it just came up, or this node did): its members are added without
-    /// a JOIN line; its topic is taken if this copy has none; its modes if no member of this
-    /// node is in the channel (the copy only mirrors others).
-    case state(modes: ChannelModesRecord, topic: ChannelTopicRecord?, createdAt: Int,
+    /// a JOIN line; its topic and modes are taken if they are later than this copy's.
+    case state(modes: ChannelModesRecord, topic: ChannelTopicRecord?, topicStamp: ChannelStamp, createdAt: Int,
                members: [(identity: ClientIdentity, isOperator: Bool, hasVoice: Bool)])
 }
 
@@ -711,11 +727,15 @@ extension ChannelActor {
                 context.unwatch(target.session)
                 target.session.tell(.leftChannel(key: state.key))
             }
-        case let .topic(topic, line):
-            state.topic = topic.map { ($0.text, $0.setBy, $0.setAt) }
+        case let .topic(topic, stamp, line):
+            // Every node shows the line; the later change is the topic on every node.
+            if stamp >= state.topicStamp {
+                state.topic = topic.map { ($0.text, $0.setBy, $0.setAt) }
+                state.topicStamp = stamp
+            }
             broadcast(line)
         case let .modes(modes, statuses, line):
-            state.adopt(modes)
+            if modes.stamp >= state.modesStamp { state.adopt(modes) }
             for status in statuses {
                 guard let position = state.index[status.id] else { continue }
                 state.members[position].isOperator = status.isOperator
@@ -726,10 +746,12 @@ extension ChannelActor {
         case let .line(line):
             broadcast(line)
             server.counters.messagesRelayed.add(state.outputs.count, ordering: .relaxed)
-        case let .state(modes, topic, createdAt, members):
-            let mirrorsOnly = state.outputs.isEmpty
-            if mirrorsOnly { state.adopt(modes) }
-            if state.topic == nil, let topic { state.topic = (topic.text, topic.setBy, topic.setAt) }
+        case let .state(modes, topic, topicStamp, createdAt, members):
+            if modes.stamp > state.modesStamp { state.adopt(modes) }
+            if topicStamp > state.topicStamp {
+                state.topic = topic.map { ($0.text, $0.setBy, $0.setAt) }
+                state.topicStamp = topicStamp
+            }
             state.createdAt = min(state.createdAt, createdAt)
             for member in members where state.index[member.identity.id] == nil {
                 state.add(ChannelState.Member(identity: member.identity, isOperator: member.isOperator, hasVoice: member.hasVoice))
@@ -746,7 +768,7 @@ extension ChannelActor {
             guard member.identity.remote == nil else { return nil }
             return ChannelSnapshotMember(user: ChatUserRecord(member.identity), isOperator: member.isOperator, hasVoice: member.hasVoice)
         }
-        cluster.send(.channel(name: state.name, .state(modes: state.modesRecord, topic: state.topicRecord, createdAt: state.createdAt,
-                                                       members: members)), to: node)
+        cluster.send(.channel(name: state.name, .state(modes: state.modesRecord, topic: state.topicRecord, topicStamp: state.topicStamp,
+                                                       createdAt: state.createdAt, members: members)), to: node)
     }
 }
