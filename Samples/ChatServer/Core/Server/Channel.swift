@@ -318,8 +318,10 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         case .postStop:
             // Closed by the directory (empty), or stopped after too many failures: members that
             // are left learn that they are no longer in it.
-            for member in state.members where member.identity.remote == nil {
+            for member in state.members {
                 registry.tell(.membership(id: member.identity.id, channel: state.name, status: nil))
+                // A user of another node is told by its own node's copy of the channel.
+                guard member.identity.remote == nil else { continue }
                 member.identity.send(IRCMessage(prefix: replies.serverName, command: "KICK",
                                                 params: [state.name, member.identity.nick, "Channel closed"]).serialized(alwaysTrailing: true))
                 member.identity.session.tell(.leftChannel(key: state.key))
