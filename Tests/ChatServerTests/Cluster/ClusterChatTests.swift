@@ -244,7 +244,7 @@ struct ClusterChatTests {
     }
 }
 
-@Suite("Chat server: several nodes, conflicts")
+@Suite("Chat server: several nodes, conflicts and bad input")
 struct ClusterChatConflictTests {
     @Test func topicAndModesSetAtOnceOnTwoNodes_endTheSameOnBoth_laterChangeWins() async throws {
         let cluster = ClusterHarness()
@@ -280,6 +280,32 @@ struct ClusterChatConflictTests {
         bob.type("TOPIC #x")
         cluster.run()
         #expect(bob.take().contains(":b.test 332 bob #x :later from a"))
+        await cluster.shutdown()
+    }
+
+    @Test func syncsAboutUnknownUsersChannelsOrBadNames_areDropped_andNothingElseChanges() async throws {
+        let cluster = ClusterHarness()
+        try cluster.start("a")
+        try cluster.start("b")
+        let alice = cluster.client("alice", on: "a", in: "#x")
+        let b = cluster.node("b"), a = cluster.node("a")
+        let stranger = ChatUserRecord(id: 77, nick: "stranger", user: "~s", host: "h", realName: "S")
+        cluster.hub.inject(.channel(name: "nochannel", .joined(stranger, isOperator: true)), from: b, to: a)   // not a channel name
+        cluster.hub.inject(.channel(name: "#gone", .line(":x PRIVMSG #gone :hi\r\n")), from: b, to: a)         // no such channel
+        cluster.hub.inject(.channel(name: "#x", .parted(ChatUserRef(node: b, id: 5), line: ":x PART #x\r\n")), from: b, to: a)
+        cluster.hub.inject(.deliver(id: 999, line: ":x PRIVMSG nobody :hi\r\n"), from: b, to: a)
+        cluster.hub.inject(.quit(id: 12345, reason: "never was"), from: b, to: a)
+        cluster.run()
+        #expect(alice.take().isEmpty)
+        alice.type("LIST", "NAMES #x")
+        cluster.run()
+        let replies = alice.take()
+        #expect(replies.filter { $0.contains(" 322 ") } == [":a.test 322 alice #x 1 :"])
+        #expect(replies.contains(":a.test 353 alice = #x :@alice"))
+        // The stranger's record was not taken from a bad join either.
+        alice.type("WHOIS stranger")
+        cluster.run()
+        #expect(alice.take().contains(":a.test 401 alice stranger :No such nick/channel"))
         await cluster.shutdown()
     }
 }

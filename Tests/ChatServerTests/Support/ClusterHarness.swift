@@ -64,6 +64,12 @@ final class InMemoryChatCluster: Sendable {
         for relay in others { relay.tell(.peerDown(node)) }
     }
 
+    /// Delivers `sync` to `to`'s relay as if `from` had sent it (bad or late input).
+    func inject(_ sync: ChatSync, from: ClusterNode, to: ClusterNode) {
+        let relay = state.withLockedValue { $0.relays[to] }
+        relay?.tell(.sync(from: from, sync))
+    }
+
     fileprivate func decide(_ key: String, for node: ClusterNode) -> Bool? {
         state.withLockedValue { state in
             guard !state.down.contains(node) else { return nil }

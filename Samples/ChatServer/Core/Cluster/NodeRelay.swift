@@ -64,6 +64,8 @@ enum NodeRelay {
             func bytes(_ line: String) -> [UInt8] { Array(line.utf8) }
 
             func channel(_ name: String, _ sync: ChannelSync, from node: ClusterNode) {
+                // Not a channel this server could have: dropped whole (its users' records too).
+                guard IRCNames.isValidChannel(name, maxLength: server.configuration.channelLength) else { return }
                 let event: ChannelReplicaEvent
                 switch sync {
                 case let .joined(record, isOperator):
