@@ -308,4 +308,44 @@ struct ClusterChatConflictTests {
         #expect(alice.take().contains(":a.test 401 alice stranger :No such nick/channel"))
         await cluster.shutdown()
     }
+
+    @Test func whoAndList_countAndShowMembersOfEveryNode() async throws {
+        let cluster = ClusterHarness()
+        try cluster.start("a")
+        try cluster.start("b")
+        let alice = cluster.client("alice", on: "a", in: "#x")
+        let bob = cluster.client("bob", on: "b", in: "#x", others: [alice])
+        bob.type("AWAY :gone")
+        cluster.run()
+        _ = bob.take()
+        alice.type("WHO #x", "WHO bob", "LIST")
+        cluster.run()
+        let replies = alice.take()
+        #expect(replies.contains(":a.test 352 alice #x ~bob 127.0.0.1 a.test bob G :0 Real bob"), "\(replies)")
+        #expect(replies.contains(":a.test 352 alice #x ~alice 127.0.0.1 a.test alice H@ :0 Real alice"))
+        #expect(replies.contains(":a.test 352 alice * ~bob 127.0.0.1 a.test bob G :0 Real bob"))
+        #expect(replies.contains(":a.test 322 alice #x 2 :"))
+        await cluster.shutdown()
+    }
+
+    @Test func anObserverOfPeerEvents_mayCallBackIntoTheServer_onItsOwnThread() async throws {
+        let cluster = ClusterHarness()
+        try cluster.start("a")
+        let late = FakeConnection(id: 1_000)
+        let seen = LockedValueBox<[String]>([])
+        try cluster.start("b") { server in
+            server.events.observeValues { event in
+                guard case let .peerUp(node) = event else { return }
+                // Re-entrance: the server's own callback uses the server.
+                seen.withLockedValue { $0.append("\(node) \(server.statistics.connections)") }
+                server.attach(late)
+            }
+        }
+        cluster.run()
+        #expect(seen.withLockedValue { $0 } == ["a:0000000000000001 0"])
+        late.type("NICK late", "USER l 0 * :L")
+        cluster.run()
+        #expect(late.take().contains { $0.contains(" 001 late ") })
+        await cluster.shutdown()
+    }
 }

@@ -155,8 +155,10 @@ final class ClusterHarness {
     private var nextID: UInt64 = 1
 
     /// Starts a node named `name` (its server name `name`.test).
+    /// `beforeLink` runs once the server exists and before its link starts (to observe its
+    /// events from the first peer on).
     @discardableResult
-    func start(_ name: String, incarnation: UInt64 = 1) throws -> ChatServer {
+    func start(_ name: String, incarnation: UInt64 = 1, beforeLink: (ChatServer) -> Void = { _ in }) throws -> ChatServer {
         var configuration = ChatServerConfiguration()
         configuration.serverName = "\(name).test"
         configuration.createdAt = Date(timeIntervalSince1970: 0)
@@ -164,6 +166,7 @@ final class ClusterHarness {
         let system = ActorSystem(name: "chat-\(name)", configuration: .init(scheduler: scheduler, logHandler: nil))
         let link = hub.link(name, incarnation: incarnation)
         let server = try ChatServer(configuration: configuration, system: system, link: link)
+        beforeLink(server)
         server.startLink()
         systems.append(system)
         servers[name] = server
