@@ -129,11 +129,11 @@ extension _ClusterCore {
         case let .heartbeat(status, system, registryVersion):
             let (heard, wantsRegistry, isNew) = state.withLockedValue { state -> (_Membership.Heard, Bool, Bool) in
                 let isNew = state.membership.status(of: from) == nil
-                let heard = state.membership.heard(from, status: status, system: system, registryVersion: registryVersion, at: now)
+                let known = state.registries[from]?.version ?? 0
+                let heard = state.membership.heard(from, status: status, system: system, registryVersion: registryVersion, registryKnown: registryVersion <= known, at: now)
                 if case .tellDowned = heard {
                     return (state.toldDowned.insert(from).inserted ? heard : .changed([]), false, false)
                 }
-                let known = state.registries[from]?.version ?? 0
                 return (heard, registryVersion > known, isNew)
             }
             switch heard {
