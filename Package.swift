@@ -79,18 +79,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Samples/ChatServer: an IRC server on Mailbox actors. The protocol and the server's actors
-        // (on MailboxNet's sockets) in a library the tests can import; the executable `chat-server`;
+        // (on MailboxNet's sockets; on several nodes over MailboxCluster) in a library the tests can import; the executable `chat-server`;
         // the load generator `chat-bench` (plain sockets, no dependency on the server's code; it
         // takes only the runtime's lock box).
         .target(
             name: "ChatServerCore",
-            dependencies: ["Mailbox", "MailboxNet"],
+            dependencies: ["Mailbox", "MailboxNet", "MailboxCluster"],
             path: "Samples/ChatServer/Core",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "ChatServerApp",
-            dependencies: ["ChatServerCore", "Mailbox", "MailboxNet"],
+            dependencies: ["ChatServerCore", "Mailbox", "MailboxNet", "MailboxCluster", "MailboxNATS"],
             path: "Samples/ChatServer/App",
             swiftSettings: strictSettings
         ),

@@ -4,7 +4,8 @@
 #   bash Tests/Integration/run.sh [--server ours|ngircd] [pytest arguments...]
 #
 # From the package root, on a Debian machine with the Swift toolchain, python3 and pip:
-#   1. installs what it needs, idempotently and quietly: ii, tmux, irssi (and ngircd for
+#   1. installs what it needs, idempotently and quietly: ii, tmux, irssi, nats-server (the
+#      several-nodes tests start their own, with JetStream) (and ngircd for
 #      --server ngircd) with apt-get (apt-get update only if something is missing), and a Python
 #      virtual environment in .build/integration-venv with the PyPI packages irc and pytest;
 #   2. builds chat-server in release (or uses the binary named by $CHAT_SERVER);
@@ -52,7 +53,7 @@ as_root() {
 }
 
 # ------------------------------------------------------------------------------ 1. Debian packages
-PACKAGES=(ii tmux irssi)
+PACKAGES=(ii tmux irssi nats-server)   # nats-server: the several-nodes tests (test_cluster_chat.py)
 [[ "$SERVER" == ngircd ]] && PACKAGES+=(ngircd)
 MISSING=()
 for p in "${PACKAGES[@]}"; do

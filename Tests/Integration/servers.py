@@ -17,6 +17,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -47,6 +48,8 @@ class ServerOptions:
     ping_interval: Optional[int] = None
     ping_timeout: Optional[int] = None
     registration_timeout: Optional[int] = None
+    server_name: Optional[str] = None          # --server-name (default SERVER_NAME)
+    extra_args: list = field(default_factory=list)  # more options (e.g. --cluster URL --verbose)
 
 
 _running: "set[ServerProcess]" = set()
@@ -78,6 +81,8 @@ class ServerProcess:
         self._ready = threading.Event()
         self._ready_line: Optional[str] = None
         self.clients: list[IRCClient] = []
+        self.output_lines: list[str] = []  # stdout and stderr, in the order read
+        self._lines_changed = threading.Condition()
         self.proc: Optional[subprocess.Popen] = None
         self.returncode: Optional[int] = None
         self.stopped = False
@@ -94,7 +99,8 @@ class ServerProcess:
         o = self.options
         if not binary or not os.access(binary, os.X_OK):
             raise RuntimeError(f"chat-server binary not found: {binary!r} (set CHAT_SERVER or --chat-server)")
-        args = [binary, "--host", "127.0.0.1", "--port", "0", "--server-name", SERVER_NAME,
+        self.name = o.server_name or SERVER_NAME
+        args = [binary, "--host", "127.0.0.1", "--port", "0", "--server-name", self.name,
                 "--network", NETWORK]
         for name, pw in o.opers:
             args += ["--oper", f"{name}:{pw}"]
@@ -115,6 +121,7 @@ class ServerProcess:
             args += ["--ping-timeout", str(o.ping_timeout)]
         if o.registration_timeout is not None:
             args += ["--registration-timeout", str(o.registration_timeout)]
+        args += list(o.extra_args)
         args += os.environ.get("CHAT_SERVER_ARGS", "").split()  # e.g. --verbose, for debugging
         self.args = args
         self._spawn(args, self._watch_ours)
@@ -125,6 +132,9 @@ class ServerProcess:
         self.port = int(m.group("port"))
 
     def _watch_ours(self, line: str, stream: str) -> None:
+        with self._lines_changed:
+            self.output_lines.append(line)
+            self._lines_changed.notify_all()
         if stream == "stdout":
             self.stdout_lines.append(line)
             if not self._ready.is_set() and READY_RE.match(line):
@@ -217,6 +227,22 @@ class ServerProcess:
             raise RuntimeError(f"{self.kind} server did not become ready within {START_TIMEOUT}s "
                                f"(exit {self.proc.poll()}); log:\n{self.log_tail()}")
         return self._ready_line
+
+    def wait_for_lines(self, pattern: str, count: int = 1, timeout: float = START_TIMEOUT) -> list[str]:
+        """Waits until `count` lines of the server's output (stdout or stderr) match the regex
+        `pattern`; returns them. Fails with the log's tail when they do not come in time."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._lines_changed:
+            while True:
+                found = [l for l in self.output_lines if regex.search(l)]
+                if len(found) >= count:
+                    return found
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc is not None and self.proc.poll() is not None and not self._lines_changed.wait(0.2)):
+                    raise AssertionError(f"{self.name}: {len(found)} of {count} lines matching {pattern!r} "
+                                         f"within {timeout}s (exit {self.proc.poll()}); log:\n{self.log_tail()}")
+                self._lines_changed.wait(min(left, 0.5))
 
     @property
     def ready_line(self) -> Optional[str]:

@@ -19,6 +19,11 @@ enum ChannelMessage: Sendable {
     case memberTerminated(id: UInt64)
     /// After `memberTerminated`, behind the messages the member sent before it terminated.
     case memberGone(id: UInt64)
+    /// Another node changed the channel (cluster): applied here, its line shown to this node's
+    /// members. Comes through the directory, from the node relay.
+    case replica(ChannelReplicaEvent)
+    /// A node came up (cluster): send it the channel as this node sees it.
+    case sendState(to: ClusterNode)
     /// A message the directory forwarded (counted, so that the directory closes an empty
     /// channel only when nothing it forwarded is still on its way).
     indirect case forwarded(ChannelMessage)
@@ -71,14 +76,21 @@ final class ChannelState {
 
     let name: String
     let key: String
-    let createdAt: Int
-    /// Members; `index` maps a connection id to its position.
+    var createdAt: Int
+    /// Members, this node's and (cluster) other nodes'; `index` maps a connection id (a local
+    /// id for a remote user) to its position.
     var members: [Member] = []
     var index: [UInt64: Int] = [:]
-    /// The members' connections and ids, at the same positions as `members`: the fan-out loop
-    /// reads these instead of copying each member's whole record.
+    /// This node's members' connections and ids: the fan-out loop reads these instead of
+    /// copying each member's whole record. `outputIndex` maps an id to its position.
     var outputs: [(id: UInt64, connection: any ClientConnection)] = []
+    var outputIndex: [UInt64: Int] = [:]
+    /// Other nodes with members here, and how many: a line goes once to each (cluster).
+    var remoteNodes: [ClusterNode: Int] = [:]
     var topic: (text: String, setBy: String, setAt: Int)?
+    /// When the topic and the modes were last set (several nodes: the later change wins).
+    var topicStamp = ChannelStamp.zero
+    var modesStamp = ChannelStamp.zero
     var inviteOnly = false, moderated = false, noExternal = true, topicLocked = true
     /// +s: hidden from LIST, NAMES and WHO of non-members.
     var secret = false
@@ -107,7 +119,12 @@ final class ChannelState {
     func add(_ member: Member) {
         index[member.identity.id] = members.count
         members.append(member)
-        outputs.append((member.identity.id, member.identity.connection))
+        if let remote = member.identity.remote {
+            remoteNodes[remote.node, default: 0] += 1
+        } else {
+            outputIndex[member.identity.id] = outputs.count
+            outputs.append((member.identity.id, member.identity.connection))
+        }
     }
 
     /// Removes a member; the last one takes its place (order is not part of IRC's contract).
@@ -116,13 +133,46 @@ final class ChannelState {
         guard let position = index.removeValue(forKey: id) else { return nil }
         let removed = members[position]
         let last = members.removeLast()
-        let lastOutput = outputs.removeLast()
         if position < members.count {
             members[position] = last
-            outputs[position] = lastOutput
             index[last.identity.id] = position
         }
+        if let remote = removed.identity.remote {
+            let left = remoteNodes[remote.node, default: 1] - 1
+            remoteNodes[remote.node] = left > 0 ? left : nil
+        } else if let output = outputIndex.removeValue(forKey: id) {
+            let lastOutput = outputs.removeLast()
+            if output < outputs.count {
+                outputs[output] = lastOutput
+                outputIndex[lastOutput.id] = output
+            }
+        }
         return removed
+    }
+
+    /// The modes as they travel between nodes.
+    var modesRecord: ChannelModesRecord {
+        ChannelModesRecord(inviteOnly: inviteOnly, moderated: moderated, noExternal: noExternal, topicLocked: topicLocked,
+                           secret: secret, key: channelKey, limit: limit,
+                           bans: bans.map { ChannelModesRecord.Ban(mask: $0.mask.pattern, setBy: $0.setBy, setAt: $0.setAt) },
+                           stamp: modesStamp)
+    }
+
+    /// Takes another node's modes (last writer wins).
+    func adopt(_ modes: ChannelModesRecord) {
+        inviteOnly = modes.inviteOnly
+        moderated = modes.moderated
+        noExternal = modes.noExternal
+        topicLocked = modes.topicLocked
+        secret = modes.secret
+        channelKey = modes.key
+        limit = modes.limit
+        bans = modes.bans.map { Ban(mask: WildcardMask($0.mask), setBy: $0.setBy, setAt: $0.setAt) }
+        modesStamp = modes.stamp
+    }
+
+    var topicRecord: ChannelTopicRecord? {
+        topic.map { ChannelTopicRecord(text: $0.text, setBy: $0.setBy, setAt: $0.setAt) }
     }
 
     var modeString: String {
@@ -155,7 +205,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         self.registry = registry
         super.init(context: context)
         // After a restart, watch the members again (the watches ended with the failed run).
-        for member in state.members {
+        for member in state.members where member.identity.remote == nil {
             context.watch(member.identity.session, with: .memberTerminated(id: member.identity.id))
         }
     }
@@ -207,6 +257,10 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             guard let member = removeMember(id: id) else { break }
             let line = IRCMessage(prefix: member.identity.prefix, command: "QUIT", params: ["Connection closed"]).serialized(alwaysTrailing: true)
             broadcast(line)
+        case let .replica(event):
+            applyReplica(event)
+        case let .sendState(node):
+            sendState(to: node)
         }
     }
 
@@ -227,6 +281,9 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             context.unwatch(from.session)
             from.send(line)
             broadcast(line)
+            if let cluster = server.cluster {
+                cluster.broadcast(.channel(name: state.name, .parted(cluster.ref(of: from), line: String(decoding: line, as: UTF8.self))))
+            }
         case let .topic(text):
             topic(text, from: from)
         case .names:
@@ -263,6 +320,8 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             // are left learn that they are no longer in it.
             for member in state.members {
                 registry.tell(.membership(id: member.identity.id, channel: state.name, status: nil))
+                // A user of another node is told by its own node's copy of the channel.
+                guard member.identity.remote == nil else { continue }
                 member.identity.send(IRCMessage(prefix: replies.serverName, command: "KICK",
                                                 params: [state.name, member.identity.nick, "Channel closed"]).serialized(alwaysTrailing: true))
                 member.identity.session.tell(.leftChannel(key: state.key))
@@ -300,6 +359,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         state.add(ChannelState.Member(identity: identity, isOperator: isFirst, hasVoice: false))
         context.watch(identity.session, with: .memberTerminated(id: identity.id))
         broadcast(IRCMessage(prefix: identity.prefix, command: "JOIN", params: [state.name]).serialized())
+        server.cluster?.broadcast(.channel(name: state.name, .joined(ChatUserRecord(identity), isOperator: isFirst)))
         identity.session.tell(.joinedChannel(key: state.key, name: state.name, channel: context.myself))
         registry.tell(.membership(id: identity.id, channel: state.name, status: isFirst ? "@" : ""))
         if let topic = state.topic {
@@ -326,6 +386,11 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             delivered += 1
         }
         server.counters.messagesRelayed.add(delivered, ordering: .relaxed)
+        if !state.remoteNodes.isEmpty, let cluster = server.cluster {
+            // One message per node with members here, fanned out there.
+            let sync = ChatSync.channel(name: state.name, .line(String(decoding: line, as: UTF8.self)))
+            for node in state.remoteNodes.keys { cluster.send(sync, to: node) }
+        }
     }
 
     private func topic(_ text: String?, from: ClientIdentity) {
@@ -347,7 +412,12 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         }
         let topicText = text.truncated(toBytes: server.configuration.topicLength)
         state.topic = topicText.isEmpty ? nil : (topicText, from.prefix, now)
-        broadcast(IRCMessage(prefix: from.prefix, command: "TOPIC", params: [state.name, topicText]).serialized(alwaysTrailing: true))
+        let line = IRCMessage(prefix: from.prefix, command: "TOPIC", params: [state.name, topicText]).serialized(alwaysTrailing: true)
+        broadcast(line)
+        if let cluster = server.cluster {
+            state.topicStamp = stamp(cluster)
+            cluster.broadcast(.channel(name: state.name, .topic(state.topicRecord, stamp: state.topicStamp, line: String(decoding: line, as: UTF8.self))))
+        }
     }
 
     private func names(to identity: ClientIdentity) {
@@ -389,7 +459,11 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             }
             let target = state.members[position].identity
             let text = (reason ?? from.nick).truncated(toBytes: server.configuration.kickLength)
-            broadcast(IRCMessage(prefix: from.prefix, command: "KICK", params: [state.name, target.nick, text]).serialized(alwaysTrailing: true))
+            let line = IRCMessage(prefix: from.prefix, command: "KICK", params: [state.name, target.nick, text]).serialized(alwaysTrailing: true)
+            broadcast(line)
+            if let cluster = server.cluster {
+                cluster.broadcast(.channel(name: state.name, .kicked(cluster.ref(of: target), line: String(decoding: line, as: UTF8.self))))
+            }
             removeMember(id: target.id)
             context.unwatch(target.session)
             target.session.tell(.leftChannel(key: state.key))
@@ -431,6 +505,7 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
         var applied: [(sign: Bool, mode: Character, argument: String?)] = []
         var needsOperator = false
         var listedBans = false
+        var statuses: [ChannelMemberStatus] = []
         var changes = 0
         for flag in modeText {
             switch flag {
@@ -543,6 +618,10 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
                     state.members[position].hasVoice = adding
                 }
                 applied.append((adding, flag, state.members[position].identity.nick))
+                if let cluster = server.cluster {
+                    let member = state.members[position]
+                    statuses.append(ChannelMemberStatus(user: cluster.ref(of: member.identity), isOperator: member.isOperator, hasVoice: member.hasVoice))
+                }
                 registry.tell(.membership(id: state.members[position].identity.id, channel: state.name, status: state.members[position].prefixSymbol))
             default:
                 break
@@ -564,7 +643,12 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             text.append(change.mode)
             if let argument = change.argument { changeArguments.append(argument) }
         }
-        broadcast(IRCMessage(prefix: from.prefix, command: "MODE", params: [state.name, text] + changeArguments).serialized())
+        let line = IRCMessage(prefix: from.prefix, command: "MODE", params: [state.name, text] + changeArguments).serialized()
+        broadcast(line)
+        if let cluster = server.cluster {
+            state.modesStamp = stamp(cluster)
+            cluster.broadcast(.channel(name: state.name, .modes(state.modesRecord, statuses: statuses, line: String(decoding: line, as: UTF8.self))))
+        }
     }
 
     // MARK: Helpers
@@ -579,6 +663,12 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
 
     private var now: Int { Int(context.scheduler.currentDate.timeIntervalSince1970) }
 
+    /// A stamp for a change this node makes now (never below the last one it applied).
+    private func stamp(_ cluster: any ChatClusterLink) -> ChannelStamp {
+        let millis = Int64(context.scheduler.currentDate.timeIntervalSince1970 * 1000)
+        return ChannelStamp(at: max(millis, max(state.topicStamp.at, state.modesStamp.at) + 1), node: cluster.node.name)
+    }
+
     private func broadcast(_ line: [UInt8]) {
         for output in state.outputs { output.connection.send(line) }
     }
@@ -592,5 +682,95 @@ final class ChannelActor: AbstractBehavior<ChannelMessage> {
             directory.tell(.summary(key: state.key, members: state.members.count, topic: topic, secret: state.secret,
                                     fromDirectory: state.fromDirectory))
         }
+    }
+}
+
+/// A change another node made to a channel, as this node's relay hands it to this node's copy
+/// of the channel: users named by their local ids (a remote user's is the relay's), lines as
+/// this node's members see them.
+enum ChannelReplicaEvent: Sendable {
+    case joined(ClientIdentity, isOperator: Bool)
+    case parted(id: UInt64, line: [UInt8])
+    case kicked(id: UInt64, line: [UInt8])
+    case topic(ChannelTopicRecord?, stamp: ChannelStamp, line: [UInt8])
+    case modes(ChannelModesRecord, statuses: [(id: UInt64, isOperator: Bool, hasVoice: Bool)], line: [UInt8])
+    case line([UInt8])
+    /// A node's whole view (it just came up, or this node did): its members are added without
+    /// a JOIN line; its topic and modes are taken if they are later than this copy's.
+    case state(modes: ChannelModesRecord, topic: ChannelTopicRecord?, topicStamp: ChannelStamp, createdAt: Int,
+               members: [(identity: ClientIdentity, isOperator: Bool, hasVoice: Bool)])
+}
+
+// MARK: Several nodes
+
+extension ChannelActor {
+    /// Applies another node's change: no checks (the other node made them), this node's members
+    /// see the line, the registry hears of memberships (WHOIS).
+    fileprivate func applyReplica(_ event: ChannelReplicaEvent) {
+        switch event {
+        case let .joined(identity, isOperator):
+            if let position = state.index[identity.id] {
+                state.members[position].identity = identity
+                return
+            }
+            state.invited.remove(IRCCaseMapping.fold(identity.nick))
+            state.add(ChannelState.Member(identity: identity, isOperator: isOperator, hasVoice: false))
+            broadcast(IRCMessage(prefix: identity.prefix, command: "JOIN", params: [state.name]).serialized())
+            registry.tell(.membership(id: identity.id, channel: state.name, status: isOperator ? "@" : ""))
+        case let .parted(id, line):
+            guard removeMember(id: id) != nil else { return }
+            broadcast(line)
+        case let .kicked(id, line):
+            guard let position = state.index[id] else { return }
+            let target = state.members[position].identity
+            broadcast(line)
+            removeMember(id: id)
+            if target.remote == nil {
+                context.unwatch(target.session)
+                target.session.tell(.leftChannel(key: state.key))
+            }
+        case let .topic(topic, stamp, line):
+            // Every node shows the line; the later change is the topic on every node.
+            if stamp >= state.topicStamp {
+                state.topic = topic.map { ($0.text, $0.setBy, $0.setAt) }
+                state.topicStamp = stamp
+            }
+            broadcast(line)
+        case let .modes(modes, statuses, line):
+            if modes.stamp >= state.modesStamp { state.adopt(modes) }
+            for status in statuses {
+                guard let position = state.index[status.id] else { continue }
+                state.members[position].isOperator = status.isOperator
+                state.members[position].hasVoice = status.hasVoice
+                registry.tell(.membership(id: status.id, channel: state.name, status: state.members[position].prefixSymbol))
+            }
+            broadcast(line)
+        case let .line(line):
+            broadcast(line)
+            server.counters.messagesRelayed.add(state.outputs.count, ordering: .relaxed)
+        case let .state(modes, topic, topicStamp, createdAt, members):
+            if modes.stamp > state.modesStamp { state.adopt(modes) }
+            if topicStamp > state.topicStamp {
+                state.topic = topic.map { ($0.text, $0.setBy, $0.setAt) }
+                state.topicStamp = topicStamp
+            }
+            state.createdAt = min(state.createdAt, createdAt)
+            for member in members where state.index[member.identity.id] == nil {
+                state.add(ChannelState.Member(identity: member.identity, isOperator: member.isOperator, hasVoice: member.hasVoice))
+                let status = member.isOperator ? "@" : member.hasVoice ? "+" : ""
+                registry.tell(.membership(id: member.identity.id, channel: state.name, status: status))
+            }
+        }
+    }
+
+    /// Sends `node` this channel as this node sees it, with this node's own members.
+    fileprivate func sendState(to node: ClusterNode) {
+        guard let cluster = server.cluster, !state.outputs.isEmpty else { return }
+        let members = state.members.compactMap { member -> ChannelSnapshotMember? in
+            guard member.identity.remote == nil else { return nil }
+            return ChannelSnapshotMember(user: ChatUserRecord(member.identity), isOperator: member.isOperator, hasVoice: member.hasVoice)
+        }
+        cluster.send(.channel(name: state.name, .state(modes: state.modesRecord, topic: state.topicRecord, topicStamp: state.topicStamp,
+                                                       createdAt: state.createdAt, members: members)), to: node)
     }
 }

@@ -16,6 +16,16 @@ enum DirectoryMessage: Sendable {
     case summary(key: String, members: Int, topic: String?, secret: Bool, fromDirectory: Int)
     /// A channel's actor terminated (after too many failures, or closed).
     case channelTerminated(key: String, channel: ActorRef<ChannelMessage>)
+    /// From the node relay (cluster): another node changed channel `name`. A join or a node's
+    /// view of the channel creates it here if need be; anything else about a channel this node
+    /// does not have is dropped.
+    case replica(name: String, ChannelReplicaEvent)
+    /// From the node relay (cluster): `message` goes to every channel (a remote user's QUIT or
+    /// NICK; channels it is not in ignore it).
+    case allChannels(ChannelMessage)
+    /// From the node relay (cluster): every channel with members of this node sends `node` its
+    /// view.
+    case sendState(to: ClusterNode)
 }
 
 /// A client's request to the channel directory (`DirectoryMessage.request`).
@@ -53,6 +63,16 @@ enum ChannelDirectory {
                     try server.checkFault("directory")
                     return try answer(request, from: from, replyTo: replyTo, context: context, server: server, state: state, registry: registry)
                 }
+            } else if case let .replica(name, event) = message {
+                let folded = IRCCaseMapping.fold(name)
+                switch event {
+                case .joined, .state:
+                    guard IRCNames.isValidChannel(name, maxLength: server.configuration.channelLength) else { return .same }
+                    try createIfMissing(name, folded: folded, context: context, server: server, state: state, registry: registry)
+                default:
+                    guard state.channels[folded] != nil else { return .same }
+                }
+                forward(.replica(event), to: folded, state: state)
             } else {
                 try server.checkFault("directory")
                 record(message, context: context, server: server, state: state)
@@ -73,15 +93,7 @@ enum ChannelDirectory {
         switch request {
         case let .join(name, key):
             let folded = IRCCaseMapping.fold(name)
-            if state.channels[folded] == nil {
-                let channelState = ChannelState(name: name, key: folded, createdAt: Int(context.scheduler.currentDate.timeIntervalSince1970))
-                let channel = try context.spawnAnonymous(ChannelActor.behavior(server: server, state: channelState,
-                                                                               directory: context.myself, registry: registry))
-                context.watch(channel, with: .channelTerminated(key: folded, channel: channel))
-                state.channels[folded] = DirectoryState.Entry(name: name, channel: channel)
-                server.counters.channels.add(1, ordering: .relaxed)
-                server.publish(.channelCreated(name))
-            }
+            try createIfMissing(name, folded: folded, context: context, server: server, state: state, registry: registry)
             return replyTo.handOn { forward(.request(.join(key: key), from: from, replyTo: $0), to: folded, state: state) }
 
         case let .channel(name, request, ifMissing):
@@ -106,6 +118,19 @@ enum ChannelDirectory {
             from.send(replies.numeric(Numeric.listEnd, from.nick, "End of /LIST"))
             return replyTo.answered()
         }
+    }
+
+    /// Spawns channel `name`'s actor unless there is one.
+    private static func createIfMissing(_ name: String, folded: String, context: ActorContext<DirectoryMessage>, server: ServerContext,
+                                        state: DirectoryState, registry: ActorRef<RegistryMessage>) throws {
+        guard state.channels[folded] == nil else { return }
+        let channelState = ChannelState(name: name, key: folded, createdAt: Int(context.scheduler.currentDate.timeIntervalSince1970))
+        let channel = try context.spawnAnonymous(ChannelActor.behavior(server: server, state: channelState,
+                                                                       directory: context.myself, registry: registry))
+        context.watch(channel, with: .channelTerminated(key: folded, channel: channel))
+        state.channels[folded] = DirectoryState.Entry(name: name, channel: channel)
+        server.counters.channels.add(1, ordering: .relaxed)
+        server.publish(.channelCreated(name))
     }
 
     /// Hands `message` to the channel `key` (which exists), counted.
@@ -145,8 +170,14 @@ enum ChannelDirectory {
             server.counters.channels.add(-1, ordering: .relaxed)
             server.publish(.channelClosed(entry.name))
 
-        case .request:
-            preconditionFailure("ChannelDirectory: a request is answered by answer(_:from:replyTo:…)")
+        case let .allChannels(message):
+            for key in Array(state.channels.keys) { forward(message, to: key, state: state) }
+
+        case let .sendState(node):
+            for key in Array(state.channels.keys) { forward(.sendState(to: node), to: key, state: state) }
+
+        case .request, .replica:
+            preconditionFailure("ChannelDirectory: \(message) is handled by the behavior")
         }
     }
 }

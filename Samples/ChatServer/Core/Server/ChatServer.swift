@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Mailbox
 import MailboxNet
+import Synchronization
 
 /// An IRC server on Mailbox actors.
 ///
@@ -37,6 +38,10 @@ public final class ChatServer: Sendable {
     private let directory: ActorRef<DirectoryMessage>
     private let sessions: ActorRef<SessionManagerMessage>
     private let steps: ServerShutdown
+    /// The link to the other nodes, when the server is one node of several.
+    let link: (any ChatClusterLink)?
+    private let relay: ActorRef<ChatRelayMessage>?
+    private let linkStarted = Atomic(false)
 
     /// Starts the server's actors (it does not listen yet: see `listen()`).
     ///
@@ -45,17 +50,30 @@ public final class ChatServer: Sendable {
     /// - Throws: `ActorSystemError` if the actors cannot be spawned (for example, names in use in
     ///   a given system); `CoordinatedShutdownError` if a given system's coordinated shutdown
     ///   has no `service-unbind` or `service-requests-done` phase, or has passed them.
-    public init(configuration: ChatServerConfiguration, system: ActorSystem? = nil) throws {
+    public convenience init(configuration: ChatServerConfiguration, system: ActorSystem? = nil) throws {
+        try self.init(configuration: configuration, system: system, link: nil)
+    }
+
+    /// Starts the server's actors; with `link`, as one node of a cluster (see
+    /// `ChatServer+Cluster.swift`): a node relay actor, `/user/relay`, receives the other nodes'
+    /// syncs, and the link starts delivering them.
+    init(configuration: ChatServerConfiguration, system: ActorSystem?, link: (any ChatClusterLink)?) throws {
         self.configuration = configuration
+        self.link = link
         ownsSystem = system == nil
         let system = system ?? ActorSystem(name: "chat-server")
         self.system = system
-        let context = ServerContext(configuration: configuration)
+        let context = ServerContext(configuration: configuration, cluster: link)
         self.context = context
         registry = try system.spawn(NickRegistry.behavior(server: context, state: RegistryState()), name: "nicks")
         directory = try system.spawn(ChannelDirectory.behavior(server: context, state: DirectoryState(), registry: registry), name: "channels")
         sessions = try system.spawn(SessionManager.behavior(server: context, tracker: tracker, registry: registry, directory: directory),
                                     name: "sessions")
+        if let link {
+            relay = try system.spawn(NodeRelay.behavior(server: context, link: link, registry: registry, directory: directory), name: "relay")
+        } else {
+            relay = nil
+        }
         // Failures of the server's actors, as the runtime reports them, become the server's events.
         let paths = [registry.path, directory.path, sessions.path, "/user/listener"]
         let failureObservation = system.events.observeValues { event in
@@ -71,13 +89,22 @@ public final class ChatServer: Sendable {
     ///
     /// - Returns: the address bound (with the port chosen when `port` was 0).
     /// - Throws: `SocketError` when the address cannot be bound (in use, not local…).
+    /// On several nodes, the node joins the chat cluster here: the other nodes find it (and it
+    /// them) once it listens, so that `events` observed before `listen()` see every peer.
     @discardableResult
     public func listen() throws -> SocketAddress {
         let socket = try TCPListener(host: configuration.host, port: configuration.port)
         let address = socket.localAddress
         let ref = try system.spawn(Listener.behavior(server: context, first: socket, address: address, sessions: sessions), name: "listener")
         steps.listenerStarted(ref)
+        startLink()
         return address
+    }
+
+    /// Starts the cluster link (once): the relay is listed, the other nodes' syncs flow.
+    func startLink() {
+        guard let link, let relay, !linkStarted.exchange(true, ordering: .relaxed) else { return }
+        link.start(relay: relay)
     }
 
     /// Serves a client on an already open connection (the listener does this for each accepted
@@ -107,6 +134,7 @@ public final class ChatServer: Sendable {
     public func shutdown(timeout: Duration = .seconds(5)) async {
         await steps.unbind()
         await steps.closeSessions(timeout: timeout)
+        link?.stop()
         if ownsSystem {
             _ = await system.terminate()
         }

@@ -17,6 +17,13 @@ extension ChatServerConfiguration {
       --ping-interval SECONDS         ping clients silent this long (default 90)
       --ping-timeout SECONDS          drop clients that do not answer within this (default 120)
       --registration-timeout SECONDS  drop connections not registered within this (default 60)
+      --cluster nats://HOST:PORT      run as one node of a chat cluster on this NATS server
+                                      (JetStream on: nats-server -js); nicks, channels and
+                                      private messages span every node started so
+      --node-name NAME                the node's name in the cluster (default: the server
+                                      name, with every character but letters, digits, '-'
+                                      and '_' made '-'); unique among the live nodes
+      --cluster-name NAME             the cluster's name, the NATS subject prefix (default chat)
       --verbose                       print the server's events to standard error
       --help                          print this and exit
     """
@@ -27,6 +34,12 @@ extension ChatServerConfiguration {
         public var verbose = false
         /// `--help`: print the usage and exit.
         public var help = false
+        /// `--cluster URL`: the NATS server of the chat cluster to join (`nil`: run alone).
+        public var cluster: String?
+        /// `--node-name NAME`: the node's name in the cluster (`nil`: from the server name).
+        public var nodeName: String?
+        /// `--cluster-name NAME`: the cluster's subject prefix.
+        public var clusterName = "chat"
 
         public init() {}
     }
@@ -88,12 +101,42 @@ extension ChatServerConfiguration {
             case "--ping-interval": pingInterval = try seconds(argument)
             case "--ping-timeout": pingTimeout = try seconds(argument)
             case "--registration-timeout": registrationTimeout = try seconds(argument)
+            case "--cluster":
+                let url = try value(argument)
+                guard url.hasPrefix("nats://") || url.hasPrefix("tls://"), url.count > 7 else {
+                    throw ArgumentError(description: "--cluster needs a NATS URL such as nats://127.0.0.1:4222")
+                }
+                options.cluster = url
+            case "--node-name":
+                let name = try value(argument)
+                guard Self.isNodeToken(name) else { throw ArgumentError(description: "--node-name: use letters, digits, '-' and '_'") }
+                options.nodeName = name
+            case "--cluster-name":
+                let name = try value(argument)
+                guard Self.isNodeToken(name) else { throw ArgumentError(description: "--cluster-name: use letters, digits, '-' and '_'") }
+                options.clusterName = name
             case "--verbose": options.verbose = true
             case "--help", "-h": options.help = true
             default: throw ArgumentError(description: "unknown option \(argument)")
             }
         }
     }
+}
+
+extension ChatServerConfiguration {
+    /// The node name `--node-name` defaults to: the server name with every character but
+    /// letters, digits, `-` and `_` made `-` (`irc.a.local` → `irc-a-local`).
+    public var defaultNodeName: String {
+        String(serverName.map { isTokenCharacter($0) ? $0 : "-" })
+    }
+
+    static func isNodeToken(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy(isTokenCharacter)
+    }
+}
+
+private func isTokenCharacter(_ character: Character) -> Bool {
+    character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
 }
 
 extension Substring {

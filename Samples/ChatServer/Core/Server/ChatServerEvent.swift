@@ -27,6 +27,10 @@ public enum ChatServerEvent: Sendable, Equatable, CustomStringConvertible {
     case sendQueueExceeded(id: UInt64, nick: String?)
     /// The server began its shutdown.
     case shuttingDown
+    /// Several nodes: another node's chat server was found (by its cluster node, `name:incarnation`).
+    case peerUp(String)
+    /// Several nodes: another node was downed or left; `users` of its users quit here.
+    case peerDown(String, users: Int)
 
     public var description: String {
         switch self {
@@ -41,6 +45,8 @@ public enum ChatServerEvent: Sendable, Equatable, CustomStringConvertible {
         case let .failed(actor, error): "\(actor) failed: \(error)"
         case let .sendQueueExceeded(id, nick): "connection \(id) (\(nick ?? "unregistered")) exceeded its send queue"
         case .shuttingDown: "shutting down"
+        case let .peerUp(node): "node \(node) up"
+        case let .peerDown(node, users): "node \(node) down: \(users) of its users quit"
         }
     }
 }
@@ -105,9 +111,12 @@ final class ServerContext: Sendable {
     private let eventInput: Signal<ChatServerEvent, Never>.Observer
     /// When the server was created, as 003 says it.
     let createdText: String
+    /// The link to the other nodes when the server runs on several (`nil`: alone).
+    let cluster: (any ChatClusterLink)?
 
-    init(configuration: ChatServerConfiguration) {
+    init(configuration: ChatServerConfiguration, cluster: (any ChatClusterLink)? = nil) {
         self.configuration = configuration
+        self.cluster = cluster
         replies = Replies(serverName: configuration.serverName)
         (events, eventInput) = Signal<ChatServerEvent, Never>.pipe()
         createdText = Self.format(configuration.createdAt)

@@ -15,6 +15,9 @@ struct ClientIdentity: Sendable {
     var isOperator = false
     var isInvisible = false
     var away: String?
+    /// For a user of another node (cluster): who it is there. `nil` for this node's clients.
+    /// A remote user's `connection` sends to its node, and its `session` is a sink.
+    var remote: ChatUserRef?
 
     /// `nick!user@host`, the prefix of every line the client's actions produce.
     var prefix: String { "\(nick)!\(user)@\(host)" }

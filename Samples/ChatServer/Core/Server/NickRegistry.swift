@@ -23,6 +23,15 @@ enum RegistryMessage: Sendable {
     /// ""), or it left (`nil`). For WHOIS and for WHO of invisible users. Sent by the channel
     /// before it answers the join, so a WHOIS that follows sees it.
     case membership(id: UInt64, channel: String, status: String?)
+    /// The cluster's answer to the claim of `nick` for `id` (`owned` nil: the claim failed).
+    case claimSettled(nick: String, id: UInt64, owned: Bool?, replyTo: ActorRef<SessionMessage>)
+    /// From the node relay (cluster): a user of another node, new or changed (its `id` is the
+    /// relay's local id for it). A nick held here keeps its holder.
+    case remoteUser(ClientIdentity)
+    /// From the node relay (cluster): another node's line for this node's client `id`.
+    case deliver(id: UInt64, line: [UInt8])
+    /// From the node relay (cluster): send `node` the records of this node's registered users.
+    case sendUsers(to: ClusterNode)
 }
 
 /// A client's request to the nick registry (`RegistryMessage.request`).
@@ -57,6 +66,8 @@ final class RegistryState {
     var byNick: [String: Entry] = [:]
     /// Connection id → folded nick.
     var nickByID: [UInt64: String] = [:]
+    /// Folded nick → the connection whose cluster claim of it is on its way (cluster).
+    var pendingClaims: [String: UInt64] = [:]
 
     /// Who left, oldest first, for WHOWAS (at most `historyLimit`).
     struct Departed {
@@ -78,8 +89,9 @@ final class RegistryState {
 
 enum NickRegistry {
     static func behavior(server: ServerContext, state: RegistryState) -> Behavior<RegistryMessage> {
-        Behavior<RegistryMessage>.supervise(.setup { _ in
-            .receiveMessage { message in
+        Behavior<RegistryMessage>.supervise(.setup { context in
+            let myself = context.myself
+            return .receiveMessage { message in
                 if case let .request(request, from, replyTo) = message {
                     try replyTo.answering { replyTo in
                         try server.checkFault("registry")
@@ -87,7 +99,7 @@ enum NickRegistry {
                     }
                 } else {
                     try server.checkFault("registry")
-                    record(message, server: server, state: state)
+                    record(message, myself: myself, server: server, state: state)
                 }
                 return .same
             }
@@ -95,7 +107,7 @@ enum NickRegistry {
     }
 
     /// The messages that are not requests: claims, records and notices.
-    private static func record(_ message: RegistryMessage, server: ServerContext, state: RegistryState) {
+    private static func record(_ message: RegistryMessage, myself: ActorRef<RegistryMessage>, server: ServerContext, state: RegistryState) {
         switch message {
         case let .claim(nick, id, replyTo):
             let folded = IRCCaseMapping.fold(nick)
@@ -103,32 +115,80 @@ enum NickRegistry {
                 replyTo.tell(.nickResult(nick: nick, accepted: false))
                 return
             }
-            var identity: ClientIdentity?
-            var channels: [String: String] = [:]
-            if let old = state.nickByID[id], old != folded, let entry = state.byNick.removeValue(forKey: old) {
-                identity = entry.identity
-                channels = entry.channels
-            } else if let entry = state.byNick[folded] {
-                identity = entry.identity
+            if let pending = state.pendingClaims[folded], pending != id {
+                replyTo.tell(.nickResult(nick: nick, accepted: false))
+                return
             }
-            identity?.nick = nick
+            if let cluster = server.cluster, state.byNick[folded] == nil {
+                // Free here: the cluster decides (a KV round trip); the answer comes back as a
+                // message, and meanwhile the nick is held for `id` against this node's others.
+                state.pendingClaims[folded] = id
+                cluster.claim(folded) { owned in
+                    myself.tell(.claimSettled(nick: nick, id: id, owned: owned, replyTo: replyTo))
+                }
+                return
+            }
+            accept(nick, id: id, replyTo: replyTo, server: server, state: state)
+
+        case let .claimSettled(nick, id, owned, replyTo):
+            let folded = IRCCaseMapping.fold(nick)
+            guard state.pendingClaims[folded] == id else {
+                // The client left while its claim was on its way: let the nick go again, unless
+                // another client of this node holds or claims it by now.
+                if owned == true, state.pendingClaims[folded] == nil, state.byNick[folded] == nil {
+                    server.cluster?.release(folded)
+                }
+                return
+            }
+            state.pendingClaims[folded] = nil
+            if owned == true, state.byNick[folded] == nil {
+                accept(nick, id: id, replyTo: replyTo, server: server, state: state)
+            } else {
+                replyTo.tell(.nickResult(nick: nick, accepted: false))
+            }
+
+        case let .remoteUser(identity):
+            let folded = IRCCaseMapping.fold(identity.nick)
+            var channels: [String: String] = [:]
+            if let old = state.nickByID[identity.id], old != folded {
+                channels = state.byNick.removeValue(forKey: old)?.channels ?? [:]
+                state.nickByID[identity.id] = nil
+            }
+            if let holder = state.byNick[folded], holder.id != identity.id {
+                // Held here (a claim both nodes won, across a partition): the holder keeps it.
+                return
+            }
             if channels.isEmpty { channels = state.byNick[folded]?.channels ?? [:] }
-            state.byNick[folded] = RegistryState.Entry(id: id, nick: nick, identity: identity, channels: channels)
-            state.nickByID[id] = folded
-            replyTo.tell(.nickResult(nick: nick, accepted: true))
+            state.byNick[folded] = RegistryState.Entry(id: identity.id, nick: identity.nick, identity: identity, channels: channels)
+            state.nickByID[identity.id] = folded
+
+        case let .deliver(id, line):
+            guard let folded = state.nickByID[id], let identity = state.byNick[folded]?.identity, identity.remote == nil else { return }
+            identity.send(line)
+
+        case let .sendUsers(node):
+            guard let cluster = server.cluster else { return }
+            for entry in state.byNick.values {
+                guard let identity = entry.identity, identity.remote == nil else { continue }
+                cluster.send(.user(ChatUserRecord(identity)), to: node)
+            }
 
         case let .update(identity):
             guard let folded = state.nickByID[identity.id] else { return }
             state.byNick[folded]?.identity = identity
+            if identity.remote == nil { server.cluster?.broadcast(.user(ChatUserRecord(identity))) }
 
         case let .membership(id, channel, status):
             guard let folded = state.nickByID[id] else { return }
             state.byNick[folded]?.channels[IRCCaseMapping.fold(channel)] = status.map { $0 + channel }
 
         case let .release(id):
-            if let folded = state.nickByID.removeValue(forKey: id),
-               let identity = state.byNick.removeValue(forKey: folded)?.identity {
-                state.remember(identity, at: ServerContext.format(Date()))
+            if state.pendingClaims.values.contains(id) {
+                state.pendingClaims = state.pendingClaims.filter { $0.value != id }
+            }
+            if let folded = state.nickByID.removeValue(forKey: id), let entry = state.byNick.removeValue(forKey: folded) {
+                if let identity = entry.identity { state.remember(identity, at: ServerContext.format(Date())) }
+                if entry.identity?.remote == nil { server.cluster?.release(folded) }
             }
 
         case let .notice(target, line):
@@ -139,6 +199,25 @@ enum NickRegistry {
         case .request:
             preconditionFailure("NickRegistry: a request is answered by answer(_:from:replyTo:server:state:)")
         }
+    }
+
+    /// Gives `nick` to `id` (free here, and in the cluster when there is one), freeing its old one.
+    private static func accept(_ nick: String, id: UInt64, replyTo: ActorRef<SessionMessage>, server: ServerContext, state: RegistryState) {
+        let folded = IRCCaseMapping.fold(nick)
+        var identity: ClientIdentity?
+        var channels: [String: String] = [:]
+        if let old = state.nickByID[id], old != folded, let entry = state.byNick.removeValue(forKey: old) {
+            identity = entry.identity
+            channels = entry.channels
+            server.cluster?.release(old)
+        } else if let entry = state.byNick[folded] {
+            identity = entry.identity
+        }
+        identity?.nick = nick
+        if channels.isEmpty { channels = state.byNick[folded]?.channels ?? [:] }
+        state.byNick[folded] = RegistryState.Entry(id: id, nick: nick, identity: identity, channels: channels)
+        state.nickByID[id] = folded
+        replyTo.tell(.nickResult(nick: nick, accepted: true))
     }
 
     /// Answers a client's request: its replies to `from`, then `replyTo`.
@@ -168,7 +247,8 @@ enum NickRegistry {
             if !entry.channels.isEmpty {
                 from.send(replies.numeric(Numeric.whoisChannels, from.nick, target.nick, entry.channels.values.sorted().joined(separator: " ")))
             }
-            from.send(replies.numeric(Numeric.whoisServer, from.nick, target.nick, serverName, server.configuration.networkName))
+            from.send(replies.numeric(Numeric.whoisServer, from.nick, target.nick, target.remote?.node.name ?? serverName,
+                                      server.configuration.networkName))
             if target.isOperator {
                 from.send(replies.numeric(Numeric.whoisOperator, from.nick, target.nick, "is an IRC operator"))
             }

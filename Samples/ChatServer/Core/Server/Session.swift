@@ -284,6 +284,10 @@ final class Session: AbstractBehavior<SessionMessage> {
             for (_, channel) in channels { channel.ref.tell(.quit(id: identity.id, line: line, once: once)) }
         }
         channels.removeAll()
+        if closing.wasRegistered {
+            // The other nodes (cluster) show the QUIT in the channels they share with the client.
+            server.cluster?.broadcast(.quit(id: identity.id, reason: reason))
+        }
         registry.tell(.release(id: identity.id))
         if closing.wasRegistered {
             server.counters.users.add(-1, ordering: .relaxed)
