@@ -12,7 +12,7 @@ extension _ClusterCore {
     func link(to node: ClusterNode) -> _PeerLink {
         let (link, isNewAndDowned) = state.withLockedValue { state -> (_PeerLink, Bool) in
             if let link = state.links[node] { return (link, false) }
-            let link = _PeerLink(node: node, subject: subjects.node(node), window: configuration.outboundWindow, connection: connection)
+            let link = _PeerLink(node: node, subject: subjects.node(node), window: configuration.outboundWindow, transport: transport)
             let downed = state.membership.isDowned(node) || state.isShutDown || state.wasDowned
             if !downed { state.links[node] = link }
             return (link, downed)
@@ -189,16 +189,11 @@ extension _ClusterCore {
         let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
         let subject = subjects.node(node)
         let timeout = configuration.probeTimeout
-        Task { [weak self] in
-            guard let self else { return }
-            do throws(NATSError) {
-                _ = try await self.connection.request(bytes, to: subject, timeout: timeout)
-            } catch where error.code == .noResponders {
-                if self.state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) {
-                    self.nodeGone(node, reason: "nobody serves it")
-                }
-            } catch {
-                // A time-out or a lost link proves nothing: the node may yet be heard.
+        transport.request(bytes, to: subject, timeout: timeout) { [weak self] result in
+            guard let self, case let .failure(error) = result else { return }
+            // A time-out or a lost link proves nothing: the node may yet be heard.
+            if error.code == .noResponders, self.state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) {
+                self.nodeGone(node, reason: "nobody serves it")
             }
         }
     }
