@@ -163,16 +163,16 @@ final class _ClusterCore: Sendable {
 
     /// Subscribes to the node's subjects, starts the heartbeat and says hello.
     func startUp() throws(NATSError) {
-        let node = try transport.subscribe(to: subjects.node(me)) { [weak self] message in
+        let node = try transport.clusterSubscribe(to: subjects.node(me)) { [weak self] message in
             self?.receivedDirected(message)
         }
-        let members = try transport.subscribe(to: subjects.heartbeats) { [weak self] message in
+        let members = try transport.clusterSubscribe(to: subjects.heartbeats) { [weak self] message in
             self?.receivedBroadcast(message)
         }
-        let registries = try transport.subscribe(to: subjects.registries) { [weak self] message in
+        let registries = try transport.clusterSubscribe(to: subjects.registries) { [weak self] message in
             self?.receivedBroadcast(message)
         }
-        let noResponders = try transport.subscribe(to: subjects.noRespondersWildcard(me)) { [weak self] message in
+        let noResponders = try transport.clusterSubscribe(to: subjects.noRespondersWildcard(me)) { [weak self] message in
             self?.receivedNoResponders(message)
         }
         let linkWatch = transport.state.producer.startWithValues { [weak self] linkState in

@@ -32,7 +32,7 @@ package protocol _ClusterTransport: AnyObject, Sendable {
     /// disposable is disposed.
     ///
     /// - Throws: `invalidSubject`, `connectionClosed`.
-    func subscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable
+    func clusterSubscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable
 
     /// Sends a request and waits for the first reply.
     ///
@@ -58,7 +58,7 @@ package protocol _ClusterTransport: AnyObject, Sendable {
 }
 
 extension NATSConnection: _ClusterTransport {
-    package func subscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
+    package func clusterSubscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
         let subscription = try subscribe(to: subject, queue: nil, observer: handler)
         return AnyDisposable { subscription.unsubscribe() }
     }
