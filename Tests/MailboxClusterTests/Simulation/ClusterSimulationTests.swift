@@ -1,0 +1,108 @@
+import ClusterSimulation
+import Foundation
+import Mailbox
+import MailboxCluster
+import MailboxNATS
+import MailboxTestKit
+import Testing
+
+/// A numbered message from one node's sender to another node's inbox.
+struct Numbered: Codable, Sendable, Hashable {
+    var from: String
+    var sequence: Int
+}
+
+/// A delivery seen by an inbox: where, from whom, which number.
+struct Arrival: Hashable {
+    var at: String
+    var from: String
+    var sequence: Int
+}
+
+/// How many seeds each property runs (`MAILBOX_SIM_SEEDS` multiplies them for a soak).
+enum SimulationBudget {
+    static let factor = Int(ProcessInfo.processInfo.environment["MAILBOX_SIM_SEEDS"] ?? "") ?? 1
+
+    static func seeds(_ count: Int) -> Range<UInt64> {
+        0..<UInt64(count * factor)
+    }
+}
+
+/// Five nodes named a…e.
+let simulatedNames = ["a", "b", "c", "d", "e"]
+
+@Suite("Cluster simulation: five nodes on an in-memory NATS with seeded faults, replayable with MAILBOX_SEED")
+struct ClusterSimulationTests {
+    /// Drops, duplicates, delays and reorders by the seed.
+    static func lossyPlan(_ sim: Simulation, rate: Double) -> FaultPlan {
+        sim.faultPlan()
+            .failing(SimulatedNetwork.FaultPoint.drop, .withProbability(rate))
+            .failing(SimulatedNetwork.FaultPoint.duplicate, .withProbability(rate))
+            .delaying(SimulatedNetwork.FaultPoint.delay, by: .milliseconds(4), .withProbability(rate))
+            .delaying(SimulatedNetwork.FaultPoint.reorder, by: .milliseconds(6), .withProbability(rate))
+    }
+
+    @Test("at-most-once and FIFO per sender–receiver pair under drops, duplicates, delays and reorders; everything arrives without faults")
+    func deliveryUnderFaults() async throws {
+        let totals = LockedValueBox((sent: 0, arrived: 0, duplicatedByNetwork: 0, reorderedByNetwork: 0))
+        try await Simulation.run("cluster-delivery", seeds: SimulationBudget.seeds(1_000)) { sim in
+            let faulty = sim.seed % 4 != 0
+            let cluster = try SimulatedCluster(
+                seed: sim.seed, scheduler: sim.scheduler, plan: faulty ? Self.lossyPlan(sim, rate: 0.08) : sim.faultPlan(), names: simulatedNames)
+            let arrivals = LockedValueBox<[Arrival]>([])
+            var addresses: [ActorAddress] = []
+            for node in cluster.nodes {
+                let name = node.name
+                let inbox = try node.system.spawn(Behavior<Numbered>.receiveMessage { message in
+                    arrivals.withLockedValue { $0.append(Arrival(at: name, from: message.from, sequence: message.sequence)) }
+                    return .same
+                }, name: "inbox")
+                addresses.append(node.cluster.address(of: inbox))
+            }
+            var refs: [[ActorRef<Numbered>?]] = []
+            for node in cluster.nodes {
+                refs.append(addresses.map { $0.node == node.node ? nil : node.cluster.resolve($0, as: Numbered.self) })
+            }
+            var next: [String: Int] = [:]
+            var sent = 0
+            let count = cluster.nodes.count
+            for _ in 0..<Int.random(in: 10...30, using: &cluster.random) {
+                let from = Int.random(in: 0..<count, using: &cluster.random)
+                var to = Int.random(in: 0..<(count - 1), using: &cluster.random)
+                if to >= from { to += 1 }
+                let pair = "\(from)>\(to)"
+                let sequence = next[pair, default: 0] + 1
+                next[pair] = sequence
+                #expect(refs[from][to]!.tell(Numbered(from: simulatedNames[from], sequence: sequence)) == .enqueued)
+                sent += 1
+                cluster.run(for: .microseconds(Int64.random(in: 0...3_000, using: &cluster.random)))
+            }
+            cluster.run(for: .milliseconds(100))
+            let seen = arrivals.withLockedValue { $0 }
+            // At-most-once and FIFO: per pair, strictly increasing numbers.
+            var last: [String: Int] = [:]
+            for arrival in seen {
+                let pair = "\(arrival.from)>\(arrival.at)"
+                let previous = last[pair, default: 0]
+                #expect(arrival.sequence > previous, "seed \(sim.seed): \(pair) got \(arrival.sequence) after \(previous) (\(cluster.network.statistics))")
+                last[pair] = arrival.sequence
+            }
+            if !faulty {
+                #expect(seen.count == sent, "seed \(sim.seed): \(seen.count) of \(sent) arrived without faults")
+            }
+            let statistics = cluster.network.statistics
+            totals.withLockedValue {
+                $0.sent += sent
+                $0.arrived += seen.count
+                $0.duplicatedByNetwork += statistics.duplicated
+                $0.reorderedByNetwork += statistics.reordered
+            }
+            let unclean = await cluster.shutdown()
+            #expect(unclean.isEmpty, "seed \(sim.seed): \(unclean)")
+        }
+        let total = totals.withLockedValue { $0 }
+        // The faults happened, and most messages still arrived.
+        #expect(total.duplicatedByNetwork > 0 && total.reorderedByNetwork > 0)
+        #expect(total.arrived > total.sent / 2, "\(total)")
+    }
+}
