@@ -124,12 +124,15 @@ package final class SimulatedNetwork: Sendable {
     package let latency: Duration
     /// Protected by its lock; never held while a handler or completion runs.
     private let state = LockedValueBox(State())
+    /// The points `plan` has rules for.
+    private let pointsInPlan: Set<String>
 
     /// A network on `scheduler` whose faults `plan` decides.
     package init(scheduler: TestScheduler, plan: FaultPlan, latency: Duration = .milliseconds(1)) {
         self.scheduler = scheduler
         self.plan = plan
         self.latency = latency
+        self.pointsInPlan = Set(plan.rules.map(\.point))
     }
 
     /// What happened so far.
@@ -379,6 +382,7 @@ package final class SimulatedNetwork: Sendable {
     }
 
     private func fires(_ point: String, _ hit: Int, _ pair: String) -> FaultEffect? {
+        guard pointsInPlan.contains(point) else { return nil }
         for rule in plan.rules where rule.point == point {
             if rule.trigger.fires(atHit: hit, of: "\(point) \(pair)", seed: plan.seed) { return rule.effect }
         }
@@ -500,14 +504,29 @@ package final class SimulatedNetwork: Sendable {
     }
 
     static func isValidSubject(_ subject: String, wildcards: Bool) -> Bool {
-        let tokens = subject.split(separator: ".", omittingEmptySubsequences: false)
-        for (index, token) in tokens.enumerated() {
-            if token.isEmpty || token.contains(where: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }) { return false }
-            if token == ">" { return wildcards && index == tokens.count - 1 }
-            if token == "*" { if !wildcards { return false } else { continue } }
-            if token.contains("*") || token.contains(">") { return false }
+        var tokenStart = true
+        var previousWildcard = false
+        var sawFullWildcard = false
+        for byte in subject.utf8 {
+            if sawFullWildcard { return false }
+            switch byte {
+            case UInt8(ascii: "."):
+                if tokenStart { return false }
+                tokenStart = true
+                previousWildcard = false
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                return false
+            case UInt8(ascii: "*"), UInt8(ascii: ">"):
+                guard wildcards, tokenStart else { return false }
+                tokenStart = false
+                previousWildcard = true
+                sawFullWildcard = byte == UInt8(ascii: ">")
+            default:
+                if previousWildcard { return false }
+                tokenStart = false
+            }
         }
-        return true
+        return !tokenStart
     }
 }
 
