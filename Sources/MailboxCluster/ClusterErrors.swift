@@ -31,6 +31,9 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         case invalidName
         /// NATS could not be reached (see `nats`).
         case connectionFailed
+        /// A claims bucket could not be made or did not answer (see `nats`; JetStream must
+        /// be enabled on the server), or a claim kept changing under this node's feet.
+        case claimFailed
     }
 
     public let code: Code

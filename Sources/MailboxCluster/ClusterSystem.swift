@@ -40,6 +40,8 @@ public final class ClusterSystem: Sendable {
     public var connection: NATSConnection { core.connection }
     /// The cluster-wide receptionist.
     public let receptionist: ClusterReceptionist
+    /// The claims buckets opened on this node, by name (`claims(_:replicas:)`).
+    let claimsByName = LockedValueBox<[String: ClusterClaims]>([:])
 
     /// The members, this node first, as this node sees them.
     public var members: Property<[Member]> { Property(capturing: core.membersProperty) }

@@ -86,6 +86,8 @@ package final class SimulatedNetwork: Sendable {
         let id: UInt64
         let connection: UInt64
         let pattern: [Substring]
+        /// The queue group and subject, when in one.
+        let group: String?
         let handler: @Sendable (NATSMessage) -> Void
     }
 
@@ -103,6 +105,8 @@ package final class SimulatedNetwork: Sendable {
         var requests: [String: Request] = [:]
         /// The side of each node name while a partition stands.
         var sides: [String: Int]?
+        /// The side of names a partition did not list.
+        var unlistedSide = 0
         var partitionGeneration = 0
         /// Per (publisher, subscription) pair: messages carried, and when the last is due.
         var carried: [String: Int] = [:]
@@ -112,7 +116,7 @@ package final class SimulatedNetwork: Sendable {
 
         func isCut(_ a: String, _ b: String) -> Bool {
             guard let sides, a != b else { return false }
-            return sides[a, default: 0] != sides[b, default: 0]
+            return sides[a, default: unlistedSide] != sides[b, default: unlistedSide]
         }
     }
 
@@ -153,8 +157,8 @@ package final class SimulatedNetwork: Sendable {
 
     // MARK: Scripted faults
 
-    /// Splits the network: no message crosses between `sides` (names not listed are on the
-    /// first side) until `duration` has passed (forever when nil, until `heal()`).
+    /// Splits the network: no message crosses between `sides` (names not listed are together
+    /// on one more side) until `duration` has passed (forever when nil, until `heal()`).
     package func partition(_ sides: [Set<String>], for duration: Duration?) {
         let generation = state.withLockedValue { state -> Int in
             var map: [String: Int] = [:]
@@ -162,6 +166,7 @@ package final class SimulatedNetwork: Sendable {
                 for name in side { map[name] = index }
             }
             state.sides = map
+            state.unlistedSide = sides.count
             state.partitionGeneration += 1
             state.statistics.partitions += 1
             return state.partitionGeneration
@@ -253,12 +258,12 @@ package final class SimulatedNetwork: Sendable {
         state.withLockedValue { $0.connections[id]?.status == .closed }
     }
 
-    fileprivate func subscribe(from id: UInt64, to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
+    fileprivate func subscribe(from id: UInt64, to subject: String, queue: String?, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
         guard Self.isValidSubject(subject, wildcards: true) else { throw NATSError(.invalidSubject, subject.debugDescription) }
         let subscription = try state.withLockedValue { state throws(NATSError) -> UInt64 in
             guard state.connections[id]?.status != .closed else { throw NATSError(.connectionClosed) }
             defer { state.nextID += 1 }
-            state.subscriptions.append(Subscription(id: state.nextID, connection: id, pattern: subject.split(separator: ".", omittingEmptySubsequences: false), handler: handler))
+            state.subscriptions.append(Subscription(id: state.nextID, connection: id, pattern: subject.split(separator: ".", omittingEmptySubsequences: false), group: queue.map { "\($0) \(subject)" }, handler: handler))
             return state.nextID
         }
         return AnyDisposable { [weak self] in
@@ -310,9 +315,22 @@ package final class SimulatedNetwork: Sendable {
             state.statistics.published += 1
             let tokens = subject.split(separator: ".", omittingEmptySubsequences: false)
             var targets: [Target] = []
+            var groups: [String: [Target]] = [:]
+            var groupOrder: [String] = []
             for subscription in state.subscriptions where Self.matches(subscription.pattern, tokens) {
                 guard let owner = state.connections[subscription.connection], owner.status == .connected else { continue }
-                targets.append(.subscription(subscription, name: owner.name))
+                if let group = subscription.group {
+                    if groups[group] == nil { groupOrder.append(group) }
+                    groups[group, default: []].append(.subscription(subscription, name: owner.name))
+                } else {
+                    targets.append(.subscription(subscription, name: owner.name))
+                }
+            }
+            // One member of each queue group, chosen by the seed.
+            for group in groupOrder {
+                let members = groups[group]!
+                let pick = SplitMix64.mix(plan.seed ^ _stableHash(group) &+ UInt64(state.statistics.published))
+                targets.append(members[Int(pick % UInt64(members.count))])
             }
             if let request = state.requests[subject], let owner = state.connections[request.connection] {
                 targets.append(.request(inbox: subject, request, name: owner.name))
@@ -400,6 +418,7 @@ package final class SimulatedNetwork: Sendable {
         }
         if Set(sides.values).count == 1 { sides[names[0]] = 1 - sides[names[0]]! }
         state.sides = sides
+        state.unlistedSide = 0
         state.partitionGeneration += 1
         state.statistics.partitions += 1
         let generation = state.partitionGeneration
@@ -552,8 +571,8 @@ package final class SimulatedConnection: _ClusterTransport {
         try network.publish(from: id, payload, to: subject, replyTo: replyTo, headers: headers)
     }
 
-    package func clusterSubscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
-        try network.subscribe(from: id, to: subject, handler: handler)
+    package func clusterSubscribe(to subject: String, queue: String?, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
+        try network.subscribe(from: id, to: subject, queue: queue, handler: handler)
     }
 
     package func request(_ payload: [UInt8], to subject: String, headers: NATSHeaders?, timeout: Duration?) async throws(NATSError) -> NATSMessage {

@@ -22,6 +22,7 @@ struct ClusterWireTests {
         .registry(version: 0, system: "shop", entries: []),
         .call(actor: actor, target: "$s4main7GreeterC5greetyS2SYaKFTE", generics: ["Si", "SS"], arguments: [[1, 2][...], [][...]]),
         .call(actor: actor, target: "", generics: [], arguments: []),
+        .queued(key: "workers", manifest: "Job@1", payload: [9, 8, 7][...]),
     ]
 
     @Test("every frame kind survives encoding, with its sender and sequence number")

@@ -65,4 +65,24 @@ public final class ClusterReceptionist: Sendable {
         core.installApplier(for: key)
         return Routers.group(key)
     }
+
+    /// A queue-group router over `key`: each message goes to ONE actor registered under `key`
+    /// somewhere in the cluster. NATS picks the node among those serving the key (every node
+    /// with a registration under it joins the key's queue group), at random, so load spreads
+    /// across nodes; the chosen node hands its messages to its own registered actors in turn.
+    ///
+    /// Unlike `group(_:)`, the sender needs no listing: nodes serving the key may come and go
+    /// and NATS routes around them. Delivery is at-most-once and there is no order between
+    /// messages (two may go to two nodes). A message is a dead letter here when no node serves
+    /// the key as far as this node knows; one that reaches a node that has just stopped
+    /// serving it is a dead letter there, and a question in it fails its ask at once. `send`
+    /// suspends only as a `tell` would (there is no per-node window); the router never
+    /// terminates (watching it tells nothing).
+    ///
+    /// Thread-safety: the ref may be told from any thread.
+    public func queueGroup<Message: Codable & Sendable>(_ key: ServiceKey<Message>) -> ActorRef<Message> {
+        core.installApplier(for: key)
+        let endpoint = _QueueGroupEndpoint<Message>(key: key.id, core: core)
+        return ActorRef(remote: endpoint.address, system: core.system, endpoint: endpoint)
+    }
 }

@@ -73,13 +73,16 @@ extension _ClusterCore {
         }
     }
 
-    /// Adds or removes one of this node's registrations and tells every node.
+    /// Adds or removes one of this node's registrations and tells every node (and NATS, by
+    /// the key's queue subscription, when the node starts or stops serving the key).
     func changeLocalRegistry(key: String, actor: _WireActor, add: Bool) {
         let changed = state.withLockedValue { state -> Bool in
             let changed = add ? state.localRegistry[key, default: []].insert(actor).inserted : state.localRegistry[key]?.remove(actor) != nil
             if changed { state.localRegistryVersion += 1 }
             return changed
         }
-        if changed { sendRegistry(to: subjects.registries) }
+        guard changed else { return }
+        syncQueueSubscription(key)
+        sendRegistry(to: subjects.registries)
     }
 }

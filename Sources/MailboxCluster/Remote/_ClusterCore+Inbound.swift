@@ -104,7 +104,7 @@ extension _ClusterCore {
             thisNodeWasDowned(by: from)
         case .registry, .registryRequest:
             receivedRegistryFrame(envelope)
-        case .heartbeat, .leaving, .ping, .call:
+        case .heartbeat, .leaving, .ping, .call, .queued:
             receivedBroadcastFrame(envelope)
         }
     }

@@ -187,15 +187,35 @@ extension _ClusterCore {
     /// Probes a node that is no member; if nobody serves it, it is gone: what waits for it ends.
     func checkUnknownNode(_ node: ClusterNode) {
         let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
-        let subject = subjects.node(node)
-        let timeout = configuration.probeTimeout
-        transport.request(bytes, to: subject, timeout: timeout) { [weak self] result in
-            guard let self, case let .failure(error) = result else { return }
-            // A time-out or a lost link proves nothing: the node may yet be heard.
-            if error.code == .noResponders, self.state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) {
-                self.nodeGone(node, reason: "nobody serves it")
-            }
+        // A callback, not a task: on a simulated transport the outcome comes on its clock.
+        transport.request(bytes, to: subjects.node(node), timeout: configuration.probeTimeout) { [weak self] result in
+            guard let self, case let .failure(error) = result, error.code == .noResponders else { return }
+            _ = self.unknownNodeHasNoResponders(node)
         }
+    }
+
+    /// Pings `node`'s subject; when nobody serves it (NATS "no responders") it is gone: it is
+    /// tombstoned, what waits for it ends, and the answer is true. A time-out or a lost link
+    /// proves nothing (the node may yet be heard), nor does an answer that came while the node
+    /// was heard from: false.
+    func probeUnknownNode(_ node: ClusterNode) async -> Bool {
+        let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
+        do throws(NATSError) {
+            _ = try await transport.request(bytes, to: subjects.node(node), headers: nil, timeout: configuration.probeTimeout)
+            return false
+        } catch where error.code == .noResponders {
+            return unknownNodeHasNoResponders(node)
+        } catch {
+            return false
+        }
+    }
+
+    /// Nobody serves `node`: tombstone it and end what waits for it, unless it was heard from
+    /// meanwhile (false).
+    private func unknownNodeHasNoResponders(_ node: ClusterNode) -> Bool {
+        guard state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) else { return false }
+        nodeGone(node, reason: "nobody serves it")
+        return true
     }
 
     func unwatch(_ actor: _WireActor, on link: _PeerLink, by watcher: RemoteWatcher) {

@@ -73,6 +73,8 @@ struct _CoreState {
     /// This node's own registrations, by key.
     var localRegistry: [String: Set<_WireActor>] = [:]
     var localRegistryVersion: UInt64 = 0
+    /// Per service key, the next turn among this node's actors for queue-group messages.
+    var queueTurns: [String: Int] = [:]
     /// Downed incarnations told so since the last tick (told once per tick at most).
     var toldDowned: Set<ClusterNode> = []
     var statistics = ClusterStatistics()
@@ -114,6 +116,9 @@ final class _ClusterCore: Sendable {
     let sequenceOffset: Int
     /// Messages sent to remote actors (counted outside the state's lock: once per message).
     let sentMessages = Atomic<UInt64>(0)
+    /// This node's queue subscriptions by service key; its lock also orders their changes
+    /// (taken before `state`'s, never inside it).
+    let queueSubscriptions = LockedValueBox<[String: any Disposable]>([:])
     /// This node's distributed actors, by ID (weakly), and the counter of their IDs.
     let distributedActors = LockedValueBox<[ActorAddress: _WeakDistributedActor]>([:])
     let distributedIDs = Atomic<UInt64>(0)
@@ -163,16 +168,16 @@ final class _ClusterCore: Sendable {
 
     /// Subscribes to the node's subjects, starts the heartbeat and says hello.
     func startUp() throws(NATSError) {
-        let node = try transport.clusterSubscribe(to: subjects.node(me)) { [weak self] message in
+        let node = try transport.clusterSubscribe(to: subjects.node(me), queue: nil) { [weak self] message in
             self?.receivedDirected(message)
         }
-        let members = try transport.clusterSubscribe(to: subjects.heartbeats) { [weak self] message in
+        let members = try transport.clusterSubscribe(to: subjects.heartbeats, queue: nil) { [weak self] message in
             self?.receivedBroadcast(message)
         }
-        let registries = try transport.clusterSubscribe(to: subjects.registries) { [weak self] message in
+        let registries = try transport.clusterSubscribe(to: subjects.registries, queue: nil) { [weak self] message in
             self?.receivedBroadcast(message)
         }
-        let noResponders = try transport.clusterSubscribe(to: subjects.noRespondersWildcard(me)) { [weak self] message in
+        let noResponders = try transport.clusterSubscribe(to: subjects.noRespondersWildcard(me), queue: nil) { [weak self] message in
             self?.receivedNoResponders(message)
         }
         let linkWatch = transport.state.producer.startWithValues { [weak self] linkState in
@@ -201,6 +206,7 @@ final class _ClusterCore: Sendable {
         // The timer's handler may be running: wait for it to finish.
         for disposable in disposables { disposable.dispose() }
         clock.quiesce()
+        endQueueSubscriptions()
         let (links, exports) = state.withLockedValue { state -> ([_PeerLink], [_Export]) in
             defer {
                 state.links = [:]

@@ -8,13 +8,14 @@ import MailboxNATS
 /// The semantics the core relies on (a transport must keep them, or say which it breaks):
 /// 1. Subjects are dot-separated tokens; a subscription's subject may use `*` (one token) and
 ///    `>` (the rest). Every subscription matching a published subject gets the message.
-/// 2. Messages from one publisher on one subject reach each subscriber in the order published
+/// 2. A message goes to one member of each queue group among the matching subscriptions.
+/// 3. Messages from one publisher on one subject reach each subscriber in the order published
 ///    (a simulated transport may reorder, drop or duplicate them: the core must cope).
-/// 3. A request is answered by the first reply on its own inbox; when nobody subscribes to its
+/// 4. A request is answered by the first reply on its own inbox; when nobody subscribes to its
 ///    subject it fails at once with `noResponders`, and when no reply comes within its time-out,
 ///    with `timedOut`. A publication with a reply subject to a subject nobody subscribes to gets
 ///    a status-503 message on that reply subject (NATS's "no responders").
-/// 4. `state` follows the link to the server (`connected`, `reconnecting`, `closed`).
+/// 5. `state` follows the link to the server (`connected`, `reconnecting`, `closed`).
 ///
 /// Thread-safety: every member may be called from any thread. Handlers are called one message
 /// at a time per subscription.
@@ -29,10 +30,11 @@ package protocol _ClusterTransport: AnyObject, Sendable {
     func publish(_ payload: [UInt8], to subject: String, replyTo: String?, headers: NATSHeaders?) throws(NATSError)
 
     /// Calls `handler` with each message on `subject` (wildcards allowed) until the returned
-    /// disposable is disposed.
+    /// disposable is disposed. In queue group `queue` (when not nil) each message goes to one
+    /// member of the group.
     ///
     /// - Throws: `invalidSubject`, `connectionClosed`.
-    func clusterSubscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable
+    func clusterSubscribe(to subject: String, queue: String?, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable
 
     /// Sends a request and waits for the first reply.
     ///
@@ -58,8 +60,8 @@ package protocol _ClusterTransport: AnyObject, Sendable {
 }
 
 extension NATSConnection: _ClusterTransport {
-    package func clusterSubscribe(to subject: String, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
-        let subscription = try subscribe(to: subject, queue: nil, observer: handler)
+    package func clusterSubscribe(to subject: String, queue: String?, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> any Disposable {
+        let subscription = try subscribe(to: subject, queue: queue, observer: handler)
         return AnyDisposable { subscription.unsubscribe() }
     }
 

@@ -42,6 +42,9 @@ enum _Frame: Equatable, Sendable {
     /// A `distributed func` call on the receiver's distributed actor `actor` (a NATS request:
     /// the result goes to its reply subject).
     case call(actor: _WireActor, target: String, generics: [String], arguments: [ArraySlice<UInt8>])
+    /// A user message for one of the receiver's actors registered under service key `key`
+    /// (a queue-group router's: NATS chose the receiver among the nodes serving the key).
+    case queued(key: String, manifest: String, payload: ArraySlice<UInt8>)
 
     var kind: UInt8 {
         switch self {
@@ -58,6 +61,7 @@ enum _Frame: Equatable, Sendable {
         case .registry: 11
         case .registryRequest: 12
         case .call: 13
+        case .queued: 14
         }
     }
 
@@ -120,6 +124,10 @@ struct _Envelope: Equatable, Sendable {
             for generic in generics { writer.string(generic) }
             writer.u32(UInt32(arguments.count))
             for argument in arguments { writer.run(argument) }
+        case let .queued(key, manifest, payload):
+            writer.string(key)
+            writer.string(manifest)
+            writer.run(payload)
         case let .registry(version, system, entries):
             writer.u64(version)
             writer.string(system)
@@ -133,8 +141,10 @@ struct _Envelope: Equatable, Sendable {
     }
 
     private var payloadSize: Int {
-        if case let .message(_, _, payload) = frame { return payload.count }
-        return 0
+        switch frame {
+        case let .message(_, _, payload), let .queued(_, _, payload): payload.count
+        default: 0
+        }
     }
 
     static func decode(_ bytes: [UInt8]) throws(ClusterWireError) -> _Envelope {
@@ -198,6 +208,8 @@ struct _Envelope: Equatable, Sendable {
             var arguments: [ArraySlice<UInt8>] = []
             for _ in 0..<argumentCount { arguments.append(try reader.run()) }
             frame = .call(actor: actor, target: target, generics: generics, arguments: arguments)
+        case 14:
+            frame = .queued(key: try reader.string(), manifest: try reader.string(), payload: try reader.run())
         default:
             throw ClusterWireError("unknown frame kind \(kind)")
         }

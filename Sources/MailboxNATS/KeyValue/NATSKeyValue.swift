@@ -126,10 +126,15 @@ public final class NATSKeyValue: Sendable {
     }
 
     /// Deletes `key` (a marker entry; the history stays until purged). Returns its revision.
+    /// With `expectedRevision`, only if the key's last revision is that one (compare-and-delete).
+    ///
+    /// - Throws: `wrongLastRevision` when `expectedRevision` is given and another revision
+    ///   came in between.
     @discardableResult
-    public func delete(_ key: String) async throws(NATSError) -> UInt64 {
+    public func delete(_ key: String, expectedRevision: UInt64? = nil) async throws(NATSError) -> UInt64 {
         var headers = NATSHeaders()
         headers.append("DEL", for: "KV-Operation")
+        if let expectedRevision { headers.append(String(expectedRevision), for: "Nats-Expected-Last-Subject-Sequence") }
         return try await publish(key, [], headers: headers)
     }
 

@@ -37,6 +37,16 @@ extension ActorCell {
         }
     }
 
+    /// Delivers, in arrival order, the queued terminations whose user messages ahead have
+    /// all been taken out of the mailbox.
+    @usableFromInline
+    func deliverQueuedTerminations(_ storage: ContextState<Message>) {
+        while let first = storage.queuedTerminations.first, mailboxHead.headIndex >= first.userIndex {
+            storage.queuedTerminations.removeFirst()
+            watchedActorTerminated(first.ref, failure: first.failure)
+        }
+    }
+
     /// A child escalated `failure` and terminated: `.childFailed` first; if unhandled and this
     /// actor watches the child, its watch (custom message or `.terminated`) takes it; otherwise
     /// this actor fails with `ChildFailedError`, which names the child.

@@ -62,6 +62,9 @@ extension ActorCell {
                 // senders' activation word for every message would cost a contended cache line.
                 if !mailboxHead.nextIsWritten(), pending.load(ordering: .relaxed) == handled { break }
             }
+            if let storage = contextStorage, !storage.queuedTerminations.isEmpty {
+                deliverQueuedTerminations(storage)
+            }
             if case .terminated = lifecycle {
                 handled += drainAfterTermination()
             }

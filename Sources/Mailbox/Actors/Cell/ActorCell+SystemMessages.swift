@@ -74,6 +74,13 @@ extension ActorCell {
             _ = contextStorage?.watchers.removeValue(forKey: ObjectIdentifier(watcher))
         case let .terminated(ref, failure):
             watchedActorTerminated(ref, failure: failure)
+        case let .terminatedAfter(ref, failure, userIndex):
+            if mailboxHead.headIndex >= userIndex {
+                watchedActorTerminated(ref, failure: failure)
+            } else {
+                // After the messages ahead of it: the run delivers it once it has taken them.
+                contextState().queuedTerminations.append(ContextState<Message>.QueuedTermination(userIndex: userIndex, ref: ref, failure: failure))
+            }
         case let .childTerminated(child, failure, exit):
             contextStorage?.children.remove(child)
             switch lifecycle {

@@ -261,6 +261,12 @@ final class ActorCell<Message: Sendable>: ActorRefTarget<Message>, @unchecked Se
         }
     }
 
+    /// Every user message enqueued before this call has a position below the tail index read
+    /// here (an enqueue takes its position before it returns).
+    override func sendTerminatedAfterQueuedMessages(_ watched: AnyTarget, failure: (any Error)?) {
+        pushSystemMessage(.terminatedAfter(watched, failure: failure, userIndex: mailboxTail.tailIndex.load(ordering: .sequentiallyConsistent)))
+    }
+
     override var askScheduler: any DateScheduler { dateScheduler }
 
     @usableFromInline

@@ -22,6 +22,10 @@ final class ContextState<Message: Sendable> {
     @usableFromInline
     @exclusivity(unchecked)
     var watching: [ObjectIdentifier: Watch] = [:]
+    /// Terminations of remote actors waiting for the user messages queued ahead of them
+    /// (`SystemMessage.terminatedAfter`), in arrival order.
+    @usableFromInline
+    var queuedTerminations: [QueuedTermination] = []
     /// Messages set aside by `stash(_:)`, oldest first, from `stashHead`.
     @usableFromInline
     @exclusivity(unchecked)
@@ -43,6 +47,14 @@ final class ContextState<Message: Sendable> {
     @usableFromInline
     @exclusivity(unchecked)
     var timerStorage: TimerScheduler<Message>?
+
+    /// A termination waiting until the mailbox has taken the user messages below `userIndex`.
+    @usableFromInline
+    struct QueuedTermination {
+        let userIndex: Int
+        let ref: AnyTarget
+        let failure: (any Error)?
+    }
 
     @usableFromInline
     struct Watch {

@@ -12,6 +12,10 @@ enum SystemMessage {
     case unwatch(AnyTarget)
     /// A watched actor terminated (with the failure that stopped it, if any).
     case terminated(AnyTarget, failure: (any Error)?)
+    /// As `terminated`, handled only once the user messages enqueued before it (positions
+    /// below `userIndex` of the mailbox) have been taken: Erlang's order, for a remote actor
+    /// whose last messages reached this mailbox before its termination did.
+    case terminatedAfter(AnyTarget, failure: (any Error)?, userIndex: Int)
     /// A child terminated (with the failure that stopped it, if any, and how it ended, see
     /// `ChildExit`): remove it, and finish stopping or restarting if this actor was waiting
     /// for it.

@@ -40,4 +40,8 @@ final class AdapterTarget<From: Sendable, To: Sendable>: ActorRefTarget<From>, @
     override func sendSystem(_ message: SystemMessage) {
         owner.sendSystem(message)
     }
+
+    override func sendTerminatedAfterQueuedMessages(_ watched: AnyTarget, failure: (any Error)?) {
+        owner.sendTerminatedAfterQueuedMessages(watched, failure: failure)
+    }
 }

@@ -47,4 +47,10 @@ class AnyTarget: PoolJob, @unchecked Sendable {
             watcher.sendSystem(.terminated(self, failure: nil))
         }
     }
+
+    /// Tells this watcher that `watched` terminated, to be handled after every user message
+    /// already in its mailbox (an actor's override); other targets take a plain `terminated`.
+    func sendTerminatedAfterQueuedMessages(_ watched: AnyTarget, failure: (any Error)?) {
+        sendSystem(.terminated(watched, failure: failure))
+    }
 }

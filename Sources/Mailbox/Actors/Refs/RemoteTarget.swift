@@ -25,7 +25,7 @@ package struct RemoteWatcher: Hashable, Sendable {
     /// Tells the watcher that the remote actor terminated (with `failure`, if it failed or its
     /// node went down).
     package func terminated(failure: (any Error)?) {
-        watcher.sendSystem(.terminated(watched, failure: failure))
+        watcher.sendTerminatedAfterQueuedMessages(watched, failure: failure)
     }
 
     package static func == (lhs: RemoteWatcher, rhs: RemoteWatcher) -> Bool {
