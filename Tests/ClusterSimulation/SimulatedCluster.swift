@@ -53,10 +53,11 @@ package final class SimulatedCluster {
     package static func configuration(for name: String) -> ClusterConfiguration {
         var configuration = ClusterConfiguration(nodeName: name)
         configuration.clusterName = "sim"
-        configuration.heartbeatInterval = .milliseconds(100)
-        configuration.probeAfter = .milliseconds(250)
-        configuration.probeTimeout = .milliseconds(200)
-        configuration.goneAfter = .milliseconds(300)
+        // Few heartbeats per virtual second (most of a run's work is theirs), a quick verdict.
+        configuration.heartbeatInterval = .milliseconds(250)
+        configuration.probeAfter = .milliseconds(500)
+        configuration.probeTimeout = .milliseconds(250)
+        configuration.goneAfter = .milliseconds(500)
         configuration.settle = .milliseconds(500)
         configuration.downAfter = .seconds(1)
         configuration.callTimeout = .seconds(1)

@@ -96,6 +96,28 @@ package final class SimulatedNetwork: Sendable {
         let completion: @Sendable (Result<NATSMessage, NATSError>) -> Void
     }
 
+    /// A (publishing connection, subscription or inbox) pair.
+    fileprivate struct PairKey: Hashable {
+        let from: UInt64
+        let to: UInt64
+    }
+
+    fileprivate struct Pair {
+        /// Names the pair in fault decisions ("a>b c1>7").
+        let name: String
+        let hash: UInt64
+        /// Per rule of the plan: the point name its trigger is drawn under for this pair.
+        let rulePoints: [String]
+        var carried = 0
+        var lastDue: Duration = .zero
+
+        init(name: String, plan: FaultPlan) {
+            self.name = name
+            self.hash = _stableHash(name)
+            self.rulePoints = plan.rules.map { "\($0.point) \(name)" }
+        }
+    }
+
     fileprivate struct State {
         var nextID: UInt64 = 1
         var connections: [UInt64: Connection] = [:]
@@ -108,9 +130,9 @@ package final class SimulatedNetwork: Sendable {
         /// The side of names a partition did not list.
         var unlistedSide = 0
         var partitionGeneration = 0
-        /// Per (publisher, subscription) pair: messages carried, and when the last is due.
-        var carried: [String: Int] = [:]
-        var lastDue: [String: Duration] = [:]
+        /// Per (publisher, subscription) pair: messages carried, when the last is due, and the
+        /// names its fault decisions are drawn under.
+        var pairs: [PairKey: Pair] = [:]
         var statistics = Statistics()
         var killed: [String] = []
 
@@ -276,10 +298,11 @@ package final class SimulatedNetwork: Sendable {
         case subscription(Subscription, name: String)
         case request(inbox: String, Request, name: String)
 
-        var key: String {
+        /// The subscription's ID, or for a request's inbox its connection's with the top bit set.
+        var key: UInt64 {
             switch self {
-            case let .subscription(subscription, _): return "s\(subscription.id)"
-            case let .request(inbox, _, _): return inbox
+            case let .subscription(subscription, _): return subscription.id
+            case let .request(_, request, _): return request.connection | (1 << 63)
             }
         }
 
@@ -338,40 +361,42 @@ package final class SimulatedNetwork: Sendable {
             var deliveries: [Delivery] = []
             var kills: [String] = []
             for target in targets {
-                let key = "c\(id)>\(target.key)"
-                let hit = state.carried[key, default: 0] + 1
-                state.carried[key] = hit
-                let point = "\(connection.name)>\(target.name) \(key)"
-                var after = latency + .nanoseconds(Int64(SplitMix64.mix(plan.seed ^ _stableHash(point) &+ UInt64(hit)) % UInt64(max(1, _nanoseconds(latency)))))
+                let key = PairKey(from: id, to: target.key)
+                var pair = state.pairs[key] ?? Pair(name: "\(connection.name)>\(target.name) c\(id)>\(target.key)", plan: plan)
+                pair.carried += 1
+                let hit = pair.carried
+                let point = pair.name
+                var after = latency + .nanoseconds(Int64(SplitMix64.mix(plan.seed ^ pair.hash &+ UInt64(hit)) % UInt64(max(1, _nanoseconds(latency)))))
+                defer { state.pairs[key] = pair }
                 var copies = 1
                 var keepsOrder = true
-                if fires(FaultPoint.drop, hit, point) != nil {
+                if fires(FaultPoint.drop, hit, pair) != nil {
                     state.statistics.dropped += 1
                     continue
                 }
-                if fires(FaultPoint.duplicate, hit, point) != nil {
+                if fires(FaultPoint.duplicate, hit, pair) != nil {
                     state.statistics.duplicated += 1
                     copies = 2
                 }
-                if let delay = fires(FaultPoint.delay, hit, point)?.delay {
+                if let delay = fires(FaultPoint.delay, hit, pair)?.delay {
                     state.statistics.delayed += 1
                     after += delay
                 }
-                if let delay = fires(FaultPoint.reorder, hit, point)?.delay {
+                if let delay = fires(FaultPoint.reorder, hit, pair)?.delay {
                     state.statistics.reordered += 1
                     after += delay
                     keepsOrder = false
                 }
                 if keepsOrder {
                     // FIFO per pair: never due before the one published before it.
-                    let due = max(now + after, state.lastDue[key] ?? .zero)
-                    state.lastDue[key] = due
+                    let due = max(now + after, pair.lastDue)
+                    pair.lastDue = due
                     after = due - now
                 }
-                if let stall = fires(FaultPoint.partition, hit, point)?.stall, state.sides == nil {
+                if let stall = fires(FaultPoint.partition, hit, pair)?.stall, state.sides == nil {
                     startPartition(&state, for: stall, hit: hit, point: point)
                 }
-                if fires(FaultPoint.kill, hit, point)?.isFailure == true, target.name != connection.name {
+                if fires(FaultPoint.kill, hit, pair)?.isFailure == true, target.name != connection.name {
                     kills.append(target.name)
                 }
                 deliveries.append(Delivery(target: target, after: after, copies: copies))
@@ -399,10 +424,10 @@ package final class SimulatedNetwork: Sendable {
         for name in planned.kills { kill(name) }
     }
 
-    private func fires(_ point: String, _ hit: Int, _ pair: String) -> FaultEffect? {
+    private func fires(_ point: String, _ hit: Int, _ pair: Pair) -> FaultEffect? {
         guard pointsInPlan.contains(point) else { return nil }
-        for rule in plan.rules where rule.point == point {
-            if rule.trigger.fires(atHit: hit, of: "\(point) \(pair)", seed: plan.seed) { return rule.effect }
+        for (index, rule) in plan.rules.enumerated() where rule.point == point {
+            if rule.trigger.fires(atHit: hit, of: pair.rulePoints[index], seed: plan.seed) { return rule.effect }
         }
         return nil
     }

@@ -11,7 +11,7 @@ struct ClusterSimulationMembershipTests {
     @Test("after a partition heals, membership converges: downed nodes rejoin as new incarnations, no downed incarnation comes back")
     func partitionHeals_membershipConverges() async throws {
         let restarts = LockedValueBox(0)
-        try await Simulation.run("cluster-partition", seeds: SimulationBudget.seeds(300)) { sim in
+        try await Simulation.run("cluster-partition", seeds: SimulationBudget.seeds(400)) { sim in
             let plan = sim.faultPlan()
                 .failing(SimulatedNetwork.FaultPoint.duplicate, .withProbability(0.03))
                 .delaying(SimulatedNetwork.FaultPoint.delay, by: .milliseconds(5), .withProbability(0.03))

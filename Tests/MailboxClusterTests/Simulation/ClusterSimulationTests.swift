@@ -66,7 +66,7 @@ struct ClusterSimulationTests {
             var next: [String: Int] = [:]
             var sent = 0
             let count = cluster.nodes.count
-            for _ in 0..<Int.random(in: 10...30, using: &cluster.random) {
+            for _ in 0..<Int.random(in: 5...20, using: &cluster.random) {
                 let from = Int.random(in: 0..<count, using: &cluster.random)
                 var to = Int.random(in: 0..<(count - 1), using: &cluster.random)
                 if to >= from { to += 1 }

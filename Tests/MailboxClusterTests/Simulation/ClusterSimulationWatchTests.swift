@@ -67,6 +67,12 @@ final class WatchScenario {
         }
     }
 
+    /// Whether every watcher saw a `terminated`.
+    var allTerminated: Bool {
+        let logs = self.logs.withLockedValue { $0 }
+        return watchers.allSatisfy { logs[$0]?.contains("terminated") == true }
+    }
+
     /// Every watcher saw exactly one `terminated`, after every note it saw.
     func check(seed: UInt64, _ ending: Ending, sourceLocation: SourceLocation = #_sourceLocation) {
         let logs = self.logs.withLockedValue { $0 }
@@ -86,7 +92,7 @@ struct ClusterSimulationWatchTests {
     @Test("a remote watch fires exactly once, after the notes, when the actor stops, its node is killed, partitioned away and downed, or leaves")
     func remoteWatchFiresOnce() async throws {
         let endings = LockedValueBox<[Int]>(Array(repeating: 0, count: Ending.allCases.count))
-        try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(400)) { sim in
+        try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(600)) { sim in
             // Duplicates and delays (order kept): lost or reordered frames lose watches (see
             // `lostWatchFrame_watchNeverFires`).
             let plan = sim.faultPlan()
@@ -95,7 +101,7 @@ struct ClusterSimulationWatchTests {
             let cluster = try SimulatedCluster(seed: sim.seed, scheduler: sim.scheduler, plan: plan, names: simulatedNames)
             let ending = Ending(rawValue: Int(sim.seed % UInt64(Ending.allCases.count)))!
             endings.withLockedValue { $0[ending.rawValue] += 1 }
-            cluster.run(for: .milliseconds(250))
+            cluster.run(for: .milliseconds(50))
             let scenario = try WatchScenario(cluster, targetIndex: Int.random(in: 0..<simulatedNames.count, using: &cluster.random))
             cluster.run(for: .milliseconds(Int64.random(in: 0...5, using: &cluster.random)))
             for sequence in 1...Int.random(in: 1...4, using: &cluster.random) {
@@ -112,10 +118,13 @@ struct ClusterSimulationWatchTests {
             case .nodeLeaves:
                 await scenario.target.cluster.leave()
             }
-            cluster.run(for: .milliseconds(2_500))
+            // Until every watcher heard (a killed or partitioned node takes the failure detector's
+            // time), then a while longer: never a second one.
+            for _ in 0..<30 where !scenario.allTerminated {
+                cluster.run(for: .milliseconds(100))
+            }
             scenario.check(seed: sim.seed, ending)
-            // And never a second one.
-            cluster.run(for: .milliseconds(500))
+            cluster.run(for: .milliseconds(300))
             scenario.check(seed: sim.seed, ending)
             let unclean = await cluster.shutdown()
             #expect(unclean.isEmpty, "seed \(sim.seed): \(unclean)")
