@@ -135,6 +135,7 @@ package final class SimulatedNetwork: Sendable {
         var pairs: [PairKey: Pair] = [:]
         var statistics = Statistics()
         var killed: [String] = []
+        var faultsEnabled = true
 
         func isCut(_ a: String, _ b: String) -> Bool {
             guard let sides, a != b else { return false }
@@ -163,6 +164,13 @@ package final class SimulatedNetwork: Sendable {
 
     /// What happened so far.
     package var statistics: Statistics { state.withLockedValue { $0.statistics } }
+
+    /// Whether the plan's faults apply to new publications (true at first). Turn them off to
+    /// let a simulation calm down (scripted partitions and kills still work).
+    package var faultsEnabled: Bool {
+        get { state.withLockedValue { $0.faultsEnabled } }
+        set { state.withLockedValue { $0.faultsEnabled = newValue } }
+    }
 
     /// The names of the connections killed (by `kill` or by the plan), in order.
     package var killed: [String] { state.withLockedValue { $0.killed } }
@@ -370,19 +378,19 @@ package final class SimulatedNetwork: Sendable {
                 defer { state.pairs[key] = pair }
                 var copies = 1
                 var keepsOrder = true
-                if fires(FaultPoint.drop, hit, pair) != nil {
+                if fires(FaultPoint.drop, hit, pair, enabled: state.faultsEnabled) != nil {
                     state.statistics.dropped += 1
                     continue
                 }
-                if fires(FaultPoint.duplicate, hit, pair) != nil {
+                if fires(FaultPoint.duplicate, hit, pair, enabled: state.faultsEnabled) != nil {
                     state.statistics.duplicated += 1
                     copies = 2
                 }
-                if let delay = fires(FaultPoint.delay, hit, pair)?.delay {
+                if let delay = fires(FaultPoint.delay, hit, pair, enabled: state.faultsEnabled)?.delay {
                     state.statistics.delayed += 1
                     after += delay
                 }
-                if let delay = fires(FaultPoint.reorder, hit, pair)?.delay {
+                if let delay = fires(FaultPoint.reorder, hit, pair, enabled: state.faultsEnabled)?.delay {
                     state.statistics.reordered += 1
                     after += delay
                     keepsOrder = false
@@ -393,10 +401,10 @@ package final class SimulatedNetwork: Sendable {
                     pair.lastDue = due
                     after = due - now
                 }
-                if let stall = fires(FaultPoint.partition, hit, pair)?.stall, state.sides == nil {
+                if let stall = fires(FaultPoint.partition, hit, pair, enabled: state.faultsEnabled)?.stall, state.sides == nil {
                     startPartition(&state, for: stall, hit: hit, point: point)
                 }
-                if fires(FaultPoint.kill, hit, pair)?.isFailure == true, target.name != connection.name {
+                if fires(FaultPoint.kill, hit, pair, enabled: state.faultsEnabled)?.isFailure == true, target.name != connection.name {
                     kills.append(target.name)
                 }
                 deliveries.append(Delivery(target: target, after: after, copies: copies))
@@ -424,8 +432,8 @@ package final class SimulatedNetwork: Sendable {
         for name in planned.kills { kill(name) }
     }
 
-    private func fires(_ point: String, _ hit: Int, _ pair: Pair) -> FaultEffect? {
-        guard pointsInPlan.contains(point) else { return nil }
+    private func fires(_ point: String, _ hit: Int, _ pair: Pair, enabled: Bool) -> FaultEffect? {
+        guard enabled, pointsInPlan.contains(point) else { return nil }
         for (index, rule) in plan.rules.enumerated() where rule.point == point {
             if rule.trigger.fires(atHit: hit, of: pair.rulePoints[index], seed: plan.seed) { return rule.effect }
         }

@@ -11,7 +11,7 @@ struct ClusterSimulationMembershipTests {
     @Test("after a partition heals, membership converges: downed nodes rejoin as new incarnations, no downed incarnation comes back")
     func partitionHeals_membershipConverges() async throws {
         let restarts = LockedValueBox(0)
-        try await Simulation.run("cluster-partition", seeds: SimulationBudget.seeds(400)) { sim in
+        try await Simulation.run("cluster-partition", seeds: SimulationBudget.seeds(250)) { sim in
             let plan = sim.faultPlan()
                 .failing(SimulatedNetwork.FaultPoint.duplicate, .withProbability(0.03))
                 .delaying(SimulatedNetwork.FaultPoint.delay, by: .milliseconds(5), .withProbability(0.03))
@@ -70,6 +70,73 @@ struct ClusterSimulationMembershipTests {
         }
         // Some partitions were long enough to down nodes.
         #expect(restarts.withLockedValue { $0 } > 0)
+    }
+
+    @Test("chaos, then calm: under every fault of the plan (partitions and kills included) delivery stays at-most-once and FIFO; once calm, killed and downed nodes rejoin and membership converges")
+    func chaosThenCalm() async throws {
+        let totals = LockedValueBox((partitions: 0, kills: 0, restarts: 0))
+        try await Simulation.run("cluster-chaos", seeds: SimulationBudget.seeds(100)) { sim in
+            let plan = ClusterSimulationTests.lossyPlan(sim, rate: 0.03)
+                .stalling(SimulatedNetwork.FaultPoint.partition, for: .milliseconds(1_500), .withProbability(0.003))
+                .failing(SimulatedNetwork.FaultPoint.kill, .withProbability(0.001))
+            let cluster = try SimulatedCluster(seed: sim.seed, scheduler: sim.scheduler, plan: plan, names: simulatedNames)
+            let arrivals = LockedValueBox<[Arrival]>([])
+            var refs: [[ActorRef<Numbered>?]] = []
+            var addresses: [ActorAddress] = []
+            for node in cluster.nodes {
+                let name = node.name
+                let inbox = try node.system.spawn(Behavior<Numbered>.receiveMessage { message in
+                    arrivals.withLockedValue { $0.append(Arrival(at: name, from: message.from, sequence: message.sequence)) }
+                    return .same
+                }, name: "inbox")
+                addresses.append(node.cluster.address(of: inbox))
+            }
+            for node in cluster.nodes {
+                refs.append(addresses.map { $0.node == node.node ? nil : node.cluster.resolve($0, as: Numbered.self) })
+            }
+            // Chaos: two seconds of traffic on a faulty network.
+            var next: [String: Int] = [:]
+            for _ in 0..<40 {
+                let from = Int.random(in: 0..<5, using: &cluster.random)
+                var to = Int.random(in: 0..<4, using: &cluster.random)
+                if to >= from { to += 1 }
+                let sequence = next["\(from)>\(to)", default: 0] + 1
+                next["\(from)>\(to)"] = sequence
+                _ = refs[from][to]!.tell(Numbered(from: simulatedNames[from], sequence: sequence))
+                cluster.run(for: .milliseconds(50))
+            }
+            // Calm: no more faults; who was killed or downed starts again.
+            cluster.network.faultsEnabled = false
+            cluster.network.heal()
+            var converged = false
+            for _ in 0..<80 {
+                cluster.run(for: .milliseconds(100))
+                for node in cluster.nodes where node.wasDowned || node.connection.state.value == .closed {
+                    try cluster.restart(node.name)
+                    totals.withLockedValue { $0.restarts += 1 }
+                }
+                if ClusterSimulationMembershipTests.isConverged(cluster) {
+                    converged = true
+                    break
+                }
+            }
+            #expect(converged, "seed \(sim.seed): \(ClusterSimulationMembershipTests.describe(cluster))")
+            var last: [String: Int] = [:]
+            for arrival in arrivals.withLockedValue({ $0 }) {
+                let pair = "\(arrival.from)>\(arrival.at)"
+                #expect(arrival.sequence > last[pair, default: 0], "seed \(sim.seed): \(pair) got \(arrival.sequence) after \(last[pair, default: 0])")
+                last[pair] = arrival.sequence
+            }
+            let statistics = cluster.network.statistics
+            totals.withLockedValue {
+                $0.partitions += statistics.partitions
+                $0.kills += statistics.kills
+            }
+            let unclean = await cluster.shutdown()
+            #expect(unclean.isEmpty, "seed \(sim.seed): \(unclean)")
+        }
+        let total = totals.withLockedValue { $0 }
+        #expect(total.partitions > 0 && total.kills > 0 && total.restarts > 0, "\(total)")
     }
 
     /// Every current node is up and sees exactly the other current nodes, up.

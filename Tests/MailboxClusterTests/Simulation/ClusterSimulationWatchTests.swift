@@ -92,7 +92,7 @@ struct ClusterSimulationWatchTests {
     @Test("a remote watch fires exactly once, after the notes, when the actor stops, its node is killed, partitioned away and downed, or leaves")
     func remoteWatchFiresOnce() async throws {
         let endings = LockedValueBox<[Int]>(Array(repeating: 0, count: Ending.allCases.count))
-        try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(600)) { sim in
+        try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(400)) { sim in
             // Duplicates and delays (order kept): lost or reordered frames lose watches (see
             // `lostWatchFrame_watchNeverFires`).
             let plan = sim.faultPlan()
