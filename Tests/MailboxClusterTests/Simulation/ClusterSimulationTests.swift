@@ -19,12 +19,13 @@ struct Arrival: Hashable {
     var sequence: Int
 }
 
-/// How many seeds each property runs (`MAILBOX_SIM_SEEDS` multiplies them for a soak).
+/// How many seeds each property runs: `MAILBOX_SIM_SEEDS` multiplies them (`10` for a soak,
+/// `0.1` under ThreadSanitizer); at least one.
 enum SimulationBudget {
-    static let factor = Int(ProcessInfo.processInfo.environment["MAILBOX_SIM_SEEDS"] ?? "") ?? 1
+    static let factor = Double(ProcessInfo.processInfo.environment["MAILBOX_SIM_SEEDS"] ?? "") ?? 1
 
     static func seeds(_ count: Int) -> Range<UInt64> {
-        0..<UInt64(count * factor)
+        0..<UInt64(max(1, (Double(count) * factor).rounded()))
     }
 }
 
