@@ -33,6 +33,15 @@ struct ClusterWireTests {
         }
     }
 
+    @Test("a message framed from its cached header is the envelope the encoder writes")
+    func messageHeader() throws {
+        let header = _MessageHeader(from: Self.from, recipient: Self.actor, manifest: "Job@2")
+        for payload in [[], [1, 2, 3], [UInt8](repeating: 7, count: 300)] as [[UInt8]] {
+            let full = _Envelope(from: Self.from, sequence: 0, frame: .message(recipient: Self.actor, manifest: "Job@2", payload: payload[...]))
+            #expect(header.frame(payload) == full.encoded())
+        }
+    }
+
     @Test("the sequence number is patched in place where the link expects it")
     func sequencePatch() throws {
         var bytes = _Envelope(from: Self.from, sequence: 0, frame: Self.frames[0]).encoded()

@@ -180,7 +180,9 @@ func clusterTellRun<Blob: Codable & Sendable>(url: String, count: Int, make: @es
 func clusterTell(count: Int) throws(BenchmarkError) -> [BenchmarkResult] {
     guard let url = ServerCPU.environment("MAILBOX_NATS_URL") else { throw .unavailable(natsUnavailableReason() ?? "") }
     var results: [BenchmarkResult] = []
-    for codec in ["json", "binary"] {
+    // MAILBOX_BENCH_CODECS=binary (or json) runs one codec only, for profiling.
+    let codecs = ServerCPU.environment("MAILBOX_BENCH_CODECS")?.split(separator: ",").map(String.init) ?? ["json", "binary"]
+    for codec in codecs {
         var ours: [NATSSample] = [], raw: [NATSSample] = []
         for _ in 0..<comparisonRounds {
             ours.append(clusterSample("cluster-tell") {

@@ -23,15 +23,68 @@ public struct JSONMessageCodec<Message: Codable & Sendable>: ClusterMessageCodec
     public init() {}
 
     public func encode(_ message: Message, context: ClusterCodingContext) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.userInfo[.actorRefCoding] = context.refCoding
-        return Array(try encoder.encode(message))
+        try _JSONCoders.shared.withCoder(context.refCoding) { coder in Array(try coder.encoder.encode(message)) }
     }
 
     public func decode(_ bytes: ArraySlice<UInt8>, version: Int, context: ClusterCodingContext) throws -> Message {
+        try _JSONCoders.shared.withCoder(context.refCoding) { coder in
+            try bytes.withUnsafeBytes { raw in
+                try coder.decoder.decode(Message.self, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!), count: raw.count, deallocator: .none))
+            }
+        }
+    }
+}
+
+/// JSON encoders and decoders reused across messages: making one (and its `userInfo`) for
+/// every message cost more than encoding a small message. Each pooled coder's `userInfo`
+/// holds a slot that forwards to the ref coding of the message being coded.
+///
+/// Thread-safety: a coder is taken out of the pool (under its lock) by one thread and given
+/// back after use, so no two threads use one at a time.
+final class _JSONCoders: Sendable {
+    static let shared = _JSONCoders()
+
+    // Safe: owned by one thread at a time, between `take` and `giveBack` (the pool's lock
+    // hands it over).
+    final class Coder: @unchecked Sendable {
+        let encoder = JSONEncoder()
         let decoder = JSONDecoder()
-        decoder.userInfo[.actorRefCoding] = context.refCoding
-        return try decoder.decode(Message.self, from: Data(bytes))
+        let slot = Slot()
+
+        init() {
+            encoder.userInfo[.actorRefCoding] = slot
+            decoder.userInfo[.actorRefCoding] = slot
+        }
+    }
+
+    /// The ref coding of the message being coded, for `ActorRef`'s `Codable` conformance.
+    // Safe: written and read only by the thread that holds the slot's coder.
+    final class Slot: ActorRefCoding, @unchecked Sendable {
+        var current: _RefCoding?
+
+        func encode<Message: Codable & Sendable>(_ ref: ActorRef<Message>, to encoder: any Encoder) throws {
+            guard let current else { throw ClusterWireError("a ref encoded outside a cluster message") }
+            try current.encode(ref, to: encoder)
+        }
+
+        func decodeRef<Message: Codable & Sendable>(_ type: Message.Type, from decoder: any Decoder) throws -> ActorRef<Message> {
+            guard let current else { throw ClusterWireError("a ref decoded outside a cluster message") }
+            return try current.decodeRef(type, from: decoder)
+        }
+    }
+
+    private let idle = LockedValueBox<[Coder]>([])
+
+    func withCoder<T>(_ refCoding: _RefCoding, _ body: (Coder) throws -> T) throws -> T {
+        let coder = idle.withLockedValue { $0.popLast() } ?? Coder()
+        coder.slot.current = refCoding
+        defer {
+            coder.slot.current = nil
+            idle.withLockedValue { idle in
+                if idle.count < 32 { idle.append(coder) }
+            }
+        }
+        return try body(coder)
     }
 }
 

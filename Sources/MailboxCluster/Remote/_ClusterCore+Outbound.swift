@@ -47,7 +47,7 @@ extension _ClusterCore {
             system.publishUndeliveredMessage(UnencodableMessage(message: message, why: why), to: endpoint.address, reason: .notUnderstood)
             return .refused(.notUnderstood)
         }
-        let bytes = _Envelope(from: me, sequence: 0, frame: .message(recipient: endpoint.recipient, manifest: entry.wireManifest, payload: payload[...])).encoded()
+        let bytes = endpoint.messageHeader.frame(payload)
         let asks = coding.exportedAsks?.asks.withLock { $0 } ?? []
         if !asks.isEmpty {
             state.withLockedValue { state in

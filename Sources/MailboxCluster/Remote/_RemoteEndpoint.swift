@@ -8,6 +8,8 @@ final class _RemoteEndpoint<Message: Codable & Sendable>: RemoteEndpoint, Sendab
     let link: _PeerLink
     /// The message type's codec, looked up once.
     let codec: ClusterCodecs.Entry
+    /// Every message frame's bytes up to its payload (sender, recipient, manifest), encoded once.
+    let messageHeader: _MessageHeader
     /// Strong: a remote ref may outlive its `ClusterSystem` (it then finds its link closed).
     private let core: _ClusterCore
 
@@ -16,6 +18,7 @@ final class _RemoteEndpoint<Message: Codable & Sendable>: RemoteEndpoint, Sendab
         self.recipient = _WireActor(path: address.path, incarnation: address.incarnation)
         self.link = link
         self.codec = core.configuration.codecs.entry(for: Message.self)
+        self.messageHeader = _MessageHeader(from: core.me, recipient: recipient, manifest: codec.wireManifest)
         self.core = core
     }
 

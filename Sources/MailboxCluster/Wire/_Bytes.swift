@@ -76,9 +76,14 @@ struct _ByteReader {
     mutating func string() throws(ClusterWireError) -> String {
         let count = Int(try u32())
         let range = try take(count)
-        guard let string = String(validating: bytes[range], as: UTF8.self) else {
-            throw ClusterWireError("a string that is not UTF-8 at offset \(range.lowerBound)")
+        // ASCII (names, paths, manifests, nearly always) needs no validation beyond the check;
+        // `String(validating:as:)` is generic and looks up metadata on every call.
+        let string: String? = bytes.withUnsafeBufferPointer { buffer in
+            let utf8 = UnsafeBufferPointer(rebasing: buffer[range])
+            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+            return String(validating: utf8, as: UTF8.self)
         }
+        guard let string else { throw ClusterWireError("a string that is not UTF-8 at offset \(range.lowerBound)") }
         return string
     }
 

@@ -74,6 +74,26 @@ enum _Frame: Equatable, Sendable {
     }
 }
 
+/// The bytes of a `.message` envelope up to its payload, which are the same for every message
+/// one sender node sends one recipient under one manifest: encoded once, copied per message.
+struct _MessageHeader: Sendable {
+    let bytes: [UInt8]
+
+    init(from: ClusterNode, recipient: _WireActor, manifest: String) {
+        var bytes = _Envelope(from: from, sequence: 0, frame: .message(recipient: recipient, manifest: manifest, payload: [][...])).encoded()
+        bytes.removeLast(4)  // the payload's length, written per message
+        self.bytes = bytes
+    }
+
+    /// The whole envelope of a message with `payload` (sequence number 0, patched by the link).
+    func frame(_ payload: [UInt8]) -> [UInt8] {
+        var writer = _ByteWriter(capacity: bytes.count + 4 + payload.count)
+        writer.bytes.append(contentsOf: bytes)
+        writer.run(payload)
+        return writer.bytes
+    }
+}
+
 /// One registration in a node's receptionist registry.
 struct _RegistryEntry: Hashable, Sendable {
     var key: String
