@@ -54,10 +54,10 @@ package final class SimulatedCluster {
         var configuration = ClusterConfiguration(nodeName: name)
         configuration.clusterName = "sim"
         // Few heartbeats per virtual second (most of a run's work is theirs), a quick verdict.
-        configuration.heartbeatInterval = .milliseconds(250)
-        configuration.probeAfter = .milliseconds(500)
+        configuration.heartbeatInterval = .milliseconds(400)
+        configuration.probeAfter = .milliseconds(600)
         configuration.probeTimeout = .milliseconds(250)
-        configuration.goneAfter = .milliseconds(500)
+        configuration.goneAfter = .milliseconds(400)
         configuration.settle = .milliseconds(500)
         configuration.downAfter = .seconds(1)
         configuration.callTimeout = .seconds(1)

@@ -11,7 +11,7 @@ struct ClusterSimulationMembershipTests {
     @Test("after a partition heals, membership converges: downed nodes rejoin as new incarnations, no downed incarnation comes back")
     func partitionHeals_membershipConverges() async throws {
         let restarts = LockedValueBox(0)
-        try await Simulation.run("cluster-partition", seeds: SimulationBudget.seeds(250)) { sim in
+        try await Simulation.run("cluster-partition", seeds: SimulationBudget.seeds(200)) { sim in
             let plan = sim.faultPlan()
                 .failing(SimulatedNetwork.FaultPoint.duplicate, .withProbability(0.03))
                 .delaying(SimulatedNetwork.FaultPoint.delay, by: .milliseconds(5), .withProbability(0.03))
@@ -75,7 +75,7 @@ struct ClusterSimulationMembershipTests {
     @Test("chaos, then calm: under every fault of the plan (partitions and kills included) delivery stays at-most-once and FIFO; once calm, killed and downed nodes rejoin and membership converges")
     func chaosThenCalm() async throws {
         let totals = LockedValueBox((partitions: 0, kills: 0, restarts: 0))
-        try await Simulation.run("cluster-chaos", seeds: SimulationBudget.seeds(100)) { sim in
+        try await Simulation.run("cluster-chaos", seeds: SimulationBudget.seeds(80)) { sim in
             let plan = ClusterSimulationTests.lossyPlan(sim, rate: 0.03)
                 .stalling(SimulatedNetwork.FaultPoint.partition, for: .milliseconds(1_500), .withProbability(0.003))
                 .failing(SimulatedNetwork.FaultPoint.kill, .withProbability(0.001))

@@ -92,7 +92,7 @@ struct ClusterSimulationWatchTests {
     @Test("a remote watch fires exactly once, after the notes, when the actor stops, its node is killed, partitioned away and downed, or leaves")
     func remoteWatchFiresOnce() async throws {
         let endings = LockedValueBox<[Int]>(Array(repeating: 0, count: Ending.allCases.count))
-        try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(400)) { sim in
+        try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(300)) { sim in
             // Duplicates and delays (order kept): lost or reordered frames lose watches (see
             // `lostWatchFrame_watchNeverFires`).
             let plan = sim.faultPlan()
@@ -114,13 +114,13 @@ struct ClusterSimulationWatchTests {
             case .nodeKilled:
                 cluster.network.kill(scenario.target.name)
             case .nodePartitionedAndDowned:
-                cluster.network.partition([[scenario.target.name]], for: .milliseconds(2_000))
+                cluster.network.partition([[scenario.target.name]], for: .milliseconds(3_000))
             case .nodeLeaves:
                 await scenario.target.cluster.leave()
             }
             // Until every watcher heard (a killed or partitioned node takes the failure detector's
             // time), then a while longer: never a second one.
-            for _ in 0..<30 where !scenario.allTerminated {
+            for _ in 0..<40 where !scenario.allTerminated {
                 cluster.run(for: .milliseconds(100))
             }
             scenario.check(seed: sim.seed, ending)
