@@ -1,14 +1,18 @@
 // cluster-node: one node of a Mailbox cluster on NATS, driven by commands on standard input.
 // docs/Cluster.md runs two of them on one machine; the multi-process tests drive several.
 //
-//   cluster-node --name a [--nats nats://127.0.0.1:4222] [--cluster demo] [--down-after 5]
+//   cluster-node --name a [--nats nats://127.0.0.1:4222] [--cluster demo] [--down-after 5] [--window 65536]
 //
 // Every node spawns an `echo` actor registered under the cluster receptionist's key "echo",
 // and a distributed actor `Greeter`. Commands (one per line):
 //   members               the members as this node sees them
 //   listing               how many echo actors the receptionist lists
 //   wait-listing N        prints "listing N" once N echo actors are listed
-//   tell N                tells every other node's echo N numbered messages
+//   tell N                sends every other node's echo N numbered messages (`send`: waits for
+//                         room in the window to the node, loses none)
+//   flood N               tells every other node's echo N numbered messages (`tell`: drops past
+//                         the window); prints "flooded <enqueued> <dropped>"
+//   drops                 prints "drops <outboundDrops>"
 //   stats                 asks every echo (this node's too) what it received
 //   watch                 watches every other node's echo ("terminated <node>" when one goes)
 //   greeter               prints this node's greeter ID
@@ -76,6 +80,7 @@ struct Options: Sendable {
     var nats = "nats://127.0.0.1:4222"
     var cluster = "demo"
     var downAfter = 5.0
+    var window = 65_536
 
     init(_ arguments: [String]) {
         var arguments = arguments
@@ -88,6 +93,7 @@ struct Options: Sendable {
             case "--nats": nats = value
             case "--cluster": cluster = value
             case "--down-after": downAfter = Double(value) ?? downAfter
+            case "--window": window = Int(value) ?? window
             default: fail("unknown option \(option)")
             }
         }
@@ -131,6 +137,7 @@ final class Process: Sendable {
         var configuration = ClusterConfiguration(nodeName: options.name, nats: options.nats)
         configuration.clusterName = options.cluster
         configuration.downAfter = .milliseconds(Int(options.downAfter * 1000))
+        configuration.outboundWindow = options.window
         configuration.nats.maxReconnectAttempts = -1
         configuration.nats.retryOnFailedConnect = true
         configuration.nats.reconnectWait = .milliseconds(200)
@@ -199,6 +206,17 @@ while let line = readLine() {
             }
         }
         say("told \(count)")
+    case "flood":
+        let count = Int(words.dropFirst().first ?? "") ?? 1
+        var enqueued = 0
+        for target in others(node) {
+            for number in 0..<count where target.tell(.number(number, from: name + "/flood")) == .enqueued {
+                enqueued += 1
+            }
+        }
+        say("flooded \(enqueued) \(count * others(node).count - enqueued)")
+    case "drops":
+        say("drops \(node.cluster.statistics.outboundDrops)")
     case "stats":
         for target in node.cluster.receptionist.find(echoKey).sorted(by: { $0.address.description < $1.address.description }) {
             do {

@@ -16,9 +16,10 @@ struct NodeProcess {
     let name: String
     let process: PeerProcess
 
-    static func start(_ name: String, cluster: String, server: String? = nil, downAfter: Double = 5) async throws -> NodeProcess {
+    static func start(_ name: String, cluster: String, server: String? = nil, downAfter: Double = 5, window: Int = 65_536) async throws -> NodeProcess {
         let process = try PeerProcess(ClusterNodeBinary.path!, [
             "--name", name, "--nats", server ?? NATSEnvironment.url!, "--cluster", cluster, "--down-after", "\(downAfter)",
+            "--window", "\(window)",
         ])
         guard await process.waitForLine(startingWith: "ready ") != nil else { throw TestFailure("\(name) did not start: \(process.lines.all)") }
         return NodeProcess(name: name, process: process)
@@ -114,6 +115,30 @@ struct ClusterProcessTests {
         #expect(await a.command("tell 5", expect: "told") != nil)
         #expect(await a.command("stats", expect: "stats b") == "stats b 5 0")
         #expect(a.process.lines.all.filter { $0.hasPrefix("terminated") }.count == 1)
+        a.stop()
+        b.stop()
+    }
+
+    @Test("a receiver that stops reading: tell drops past the window and counts them, send waits for room and loses nothing")
+    func slowReceiver() async throws {
+        let cluster = uniqueCluster()
+        let a = try await NodeProcess.start("a", cluster: cluster, downAfter: 60, window: 1_000)
+        let b = try await NodeProcess.start("b", cluster: cluster, downAfter: 60)
+        #expect(await a.command("wait-listing 2", expect: "listing 2") != nil)
+        b.process.signal(SIGSTOP)  // reads nothing, acknowledges nothing
+        // The window holds 1,000 sequenced frames, the watch of b's echo (the listing's) among them.
+        let flooded = try #require(await a.command("flood 5000", expect: "flooded")).split(separator: " ").compactMap { Int($0) }
+        #expect(flooded.count == 2 && flooded[0] + flooded[1] == 5_000 && (990...1_000).contains(flooded[0]), "\(a.process.lines.all)")
+        let enqueued = flooded.first ?? 0
+        let drops = await a.command("drops", expect: "drops")
+        #expect(drops == "drops \(5_000 - enqueued)")
+        a.process.send("tell 100")  // suspends: the window is full
+        let before = a.process.lines.count
+        b.process.signal(SIGCONT)
+        #expect(await a.process.waitForLine(startingWith: "told 100", after: before - 1) != nil)
+        // The flooded numbers that fitted and the 100 sent ones, each sender's in order.
+        let stats = await a.command("stats", expect: "stats b")
+        #expect(stats == "stats b \(enqueued + 100) 0")
         a.stop()
         b.stop()
     }

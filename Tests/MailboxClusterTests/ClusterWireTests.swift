@@ -23,6 +23,7 @@ struct ClusterWireTests {
         .call(actor: actor, target: "$s4main7GreeterC5greetyS2SYaKFTE", generics: ["Si", "SS"], arguments: [[1, 2][...], [][...]]),
         .call(actor: actor, target: "", generics: [], arguments: []),
         .queued(key: "workers", manifest: "Job@1", payload: [9, 8, 7][...]),
+        .watchSync(actors: [actor, _WireActor(path: "/user/w", incarnation: 7)]), .watchSync(actors: []), .watchSyncRequest,
     ]
 
     @Test("every frame kind survives encoding, with its sender and sequence number")

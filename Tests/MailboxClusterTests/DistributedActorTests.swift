@@ -108,4 +108,49 @@ struct DistributedActorTests {
         #expect(ContinuousClock.now - started < .seconds(5))
         await b.stop()
     }
+
+    @Test("a distributed actor's end is seen by death watch on its own node and on another; a downed node ends its actors' watches")
+    func deathWatch() async throws {
+        let nodes = try await startCluster(3)
+        let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+        let log = Collector<String>()
+        var greeter: Greeter? = Greeter(actorSystem: a.cluster)
+        let id = greeter!.id
+        // On its own node: onTermination; on b: an actor that watches it.
+        a.cluster.watchRef(of: greeter!).onTermination { _ in log.append("a saw it end") }
+        let remote = b.cluster.watchRef(of: id)
+        #expect(remote.address.node == a.node)
+        _ = try b.system.spawn(Behavior<String>.setup { context in
+            context.watch(remote)
+            log.append("b watching")
+            return Behavior<String>.receiveMessage { _ in .same }.receiveLifecycle { _, event in
+                if case .terminated = event { log.append("b saw it end") }
+                return .same
+            }
+        }, name: "watcher")
+        #expect(await log.wait(until: { $0.contains("b watching") }))
+        // The watch frame goes on b's link to a before this message: once a's actor answers,
+        // a knows of the watch.
+        let echo = try a.system.spawn(counter(), name: "echo")
+        _ = try await b.cluster.resolve(a.cluster.address(of: echo), as: Counter.self).ask(timeout: .seconds(10)) { .get(replyTo: $0) }
+        #expect(log.all == ["b watching"])
+        greeter = nil  // deinitialized: its ID is resigned
+        #expect(await log.wait(until: { Set($0) == ["b watching", "a saw it end", "b saw it end"] }))
+        // Watching it now (or an ID nobody had) answers at once.
+        let late = Collector<Bool>()
+        b.cluster.watchRef(of: id).onTermination { _ in late.append(true) }
+        a.cluster.watchRef(of: id).onTermination { _ in late.append(true) }
+        #expect(await late.wait(forCount: 2))
+        // An actor on a node that leaves: its watchers elsewhere hear of it.
+        let onC = Greeter(actorSystem: c.cluster)
+        let gone = Collector<String>()
+        a.cluster.watchRef(of: onC.id).onTermination { failure in gone.append("\(failure.map { "\($0)" } ?? "nil")") }
+        let echoC = try c.system.spawn(counter(), name: "echo")
+        _ = try await a.cluster.resolve(c.cluster.address(of: echoC), as: Counter.self).ask(timeout: .seconds(10)) { .get(replyTo: $0) }
+        await c.stop()
+        #expect(await gone.wait(forCount: 1))
+        #expect(gone.all.first?.contains("left") == true, "\(gone.all)")
+        _ = onC
+        for node in [a, b] { await node.stop() }
+    }
 }

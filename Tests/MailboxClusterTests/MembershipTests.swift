@@ -32,6 +32,23 @@ struct MembershipTests {
         #expect(membership.heard(Self.b, status: .up, system: "s", registryVersion: 0, at: ms(200)) == .changed([]))
     }
 
+    @Test("a node is joining until its registry is here, then up; a later registry change does not demote it")
+    func joiningUntilRegistry() {
+        var membership = _Membership(me: Self.me, settings: Self.settings, now: .zero)
+        #expect(membership.heard(Self.b, status: .up, system: "s", registryVersion: 3, registryKnown: false, at: .zero)
+            == .changed([MemberEvent(member: Member(node: Self.b, status: .joining), previous: nil)]))
+        #expect(membership.heard(Self.b, status: .up, system: "s", registryVersion: 3, registryKnown: false, at: ms(100)) == .changed([]))
+        #expect(membership.status(of: Self.b) == .joining)
+        #expect(membership.registryArrived(Self.b) == [MemberEvent(member: Member(node: Self.b, status: .up), previous: .joining)])
+        #expect(membership.registryArrived(Self.b) == [])
+        #expect(membership.heard(Self.b, status: .up, system: "s", registryVersion: 4, registryKnown: false, at: ms(200)) == .changed([]))
+        #expect(membership.status(of: Self.b) == .up)
+        // A registry that came before the first heartbeat: up at once.
+        let c = ClusterNode(name: "c", incarnation: 3)
+        #expect(membership.heard(c, status: .up, system: "s", registryVersion: 1, registryKnown: true, at: ms(200))
+            == .changed([MemberEvent(member: Member(node: c, status: .up), previous: nil)]))
+    }
+
     @Test("silence past probeAfter sends one probe; no second until it is answered")
     func probing() {
         var membership = withB()

@@ -53,6 +53,27 @@ extension ClusterSystem: DistributedActorSystem {
         core.resignDistributedID(id)
     }
 
+    /// A ref that stands for the distributed actor `id` — on this node or another — in death
+    /// watch: `context.watch(ref)` delivers `.terminated(ref)` once, and `ref.onTermination`
+    /// runs once, when the actor is deinitialized (its ID resigned) or its node is downed or
+    /// leaves (at once if that already happened, or if this node never had such an actor). The
+    /// ref takes no messages: call the actor's `distributed func`s instead.
+    ///
+    /// Thread-safety: any thread. Failure modes: as for any remote watch (docs/Cluster.md,
+    /// "Remote death watch"): a watch or terminated frame lost by NATS is made good when the
+    /// nodes reconcile their watches after the loss.
+    public func watchRef(of id: ActorAddress) -> ActorRef<Never> {
+        guard let node = id.node, node != self.node else {
+            return core.distributedLifecycle(id.node == nil ? id.on(self.node) : id)
+        }
+        return core.resolve(id, as: Never.self)
+    }
+
+    /// `watchRef(of: actor.id)`.
+    public func watchRef<Act: DistributedActor>(of actor: Act) -> ActorRef<Never> where Act.ID == ActorAddress {
+        watchRef(of: actor.id)
+    }
+
     public func makeInvocationEncoder() -> ClusterInvocationEncoder {
         ClusterInvocationEncoder(refCoding: _RefCoding(core: core, collecting: true))
     }

@@ -4,8 +4,12 @@ import MailboxNATS
 import Synchronization
 
 /// A distributed actor of this node, held weakly (the runtime resigns its ID when it goes).
+/// A local distributed actor (weakly: its ID is resigned when it deinitializes) and the
+/// watchable ref that stands for it in death watch, with the function that ends that ref.
 struct _WeakDistributedActor {
     weak var actor: (any DistributedActor)?
+    let lifecycle: ActorRef<Never>
+    let terminate: @Sendable ((any Error)?) -> Void
 }
 
 extension _ClusterCore {
@@ -13,12 +17,27 @@ extension _ClusterCore {
         ActorAddress(node: me, system: system.name, path: "/distributed", incarnation: distributedIDs.add(1, ordering: .relaxed).newValue)
     }
 
+    /// Registers a ready local distributed actor for calls, and gives it a watchable ref
+    /// (exported, so other nodes' watches of its ID reach it).
     func distributedActorReady(_ actor: any DistributedActor, id: ActorAddress) {
-        distributedActors.withLockedValue { $0[id] = _WeakDistributedActor(actor: actor) }
+        let local = ActorAddress(node: nil, system: system.name, path: id.path, incarnation: id.incarnation)
+        let (lifecycle, terminate) = ActorRef<Never>.lifecycle(at: local, system: system)
+        distributedActors.withLockedValue { $0[id] = _WeakDistributedActor(actor: actor, lifecycle: lifecycle, terminate: terminate) }
+        _ = export(lifecycle)
     }
 
+    /// The distributed actor `id` is gone (deinitialized, or its initializer failed): calls
+    /// to it fail from now on, and its watchers, here and on other nodes, hear `terminated`.
     func resignDistributedID(_ id: ActorAddress) {
-        distributedActors.withLockedValue { _ = $0.removeValue(forKey: id) }
+        let entry = distributedActors.withLockedValue { $0.removeValue(forKey: id) }
+        entry?.terminate(nil)
+    }
+
+    /// The ref that stands for this node's distributed actor `id` in death watch, or a
+    /// terminated ref if there is none (never was, or resigned).
+    func distributedLifecycle(_ id: ActorAddress) -> ActorRef<Never> {
+        distributedActors.withLockedValue { $0[id]?.lifecycle }
+            ?? ActorRef(deadAt: ActorAddress(node: nil, system: id.system, path: id.path, incarnation: id.incarnation), system: system)
     }
 
     func distributedActor(_ id: ActorAddress) -> (any DistributedActor)? {

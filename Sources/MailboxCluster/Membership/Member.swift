@@ -10,7 +10,8 @@ import Mailbox
 /// up ──▶ leaving ──▶ removed            (an orderly `leave()`)
 /// ```
 public enum MemberStatus: String, Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Started, not yet ready: its first heartbeat said so.
+    /// Heard, but its receptionist registry has not arrived here yet (or its heartbeat said it
+    /// is not ready); `up` once it has.
     case joining
     /// Heard within the heartbeat deadline; messages flow.
     case up

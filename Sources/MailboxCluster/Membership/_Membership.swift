@@ -7,7 +7,9 @@ import Mailbox
 /// table-driven and the simulation drives the same code.
 ///
 /// The rules (see docs/Cluster.md, "Failure detection"):
-/// - A node is `up` (or `joining`, as it says) from its first heartbeat.
+/// - A node is `joining` from its first heartbeat until its receptionist registry (the
+///   version its heartbeats announce) has arrived here, then `up`: an `up` member's
+///   registrations are listed on this node. A node with no registrations is `up` at once.
 /// - A node not heard for `probeAfter` is probed: a request on its own subject. An answer
 ///   means it is alive (slow heartbeats); a time-out makes it `unreachable`; NATS answering
 ///   "no responders" means nobody listens on its subject — its connection is gone — and if
@@ -83,7 +85,9 @@ struct _Membership {
 
     // MARK: Events
 
-    mutating func heard(_ node: ClusterNode, status: MemberStatus, system: String, registryVersion: UInt64, at now: Duration) -> Heard {
+    /// A heartbeat of `node`; `registryKnown` says whether this node has the registry version
+    /// it announces (until then the node is `joining`).
+    mutating func heard(_ node: ClusterNode, status: MemberStatus, system: String, registryVersion: UInt64, registryKnown: Bool = true, at now: Duration) -> Heard {
         guard node != me else { return .changed([]) }
         if tombstoneSet.contains(node) { return .tellDowned }
         var events: [MemberEvent] = []
@@ -91,7 +95,9 @@ struct _Membership {
         for (other, _) in entries where other.name == node.name && other != node {
             events += down(other)
         }
-        let reported: MemberStatus = status == .leaving ? .leaving : (status == .joining ? .joining : .up)
+        // Only a node not yet up waits for its registry (a later change of it does not demote).
+        let waitsForRegistry = !registryKnown && (entries[node] == nil || entries[node]?.status == .joining)
+        let reported: MemberStatus = status == .leaving ? .leaving : (status == .joining || waitsForRegistry ? .joining : .up)
         if var entry = entries[node] {
             let previous = entry.status
             entry.lastHeard = now
@@ -116,11 +122,16 @@ struct _Membership {
     /// Returns false if the node is a member after all (it was heard meanwhile).
     mutating func unknownNodeIsGone(_ node: ClusterNode) -> Bool {
         guard entries[node] == nil, node != me else { return false }
-        if tombstoneSet.insert(node).inserted {
-            tombstones.append(node)
-            if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
-        }
+        tombstone(node)
         return true
+    }
+
+    /// `node`'s registry arrived: a member still `joining` for want of it is `up`.
+    mutating func registryArrived(_ node: ClusterNode) -> [MemberEvent] {
+        guard var entry = entries[node], entry.status == .joining else { return [] }
+        entry.status = .up
+        entries[node] = entry
+        return [MemberEvent(member: Member(node: node, status: .up), previous: .joining)]
     }
 
     /// The node announced an orderly leave: it is removed (its watches fire as for `down`).
@@ -219,13 +230,17 @@ struct _Membership {
         return [MemberEvent(member: Member(node: node, status: status), previous: previous)]
     }
 
+    /// Remembers `node` as downed for good (the newest 4,096 incarnations).
+    private mutating func tombstone(_ node: ClusterNode) {
+        guard tombstoneSet.insert(node).inserted else { return }
+        tombstones.append(node)
+        if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
+    }
+
     /// Downs `node` for good: `final` is `.down` (removed at the next tick) or `.removed`.
     private mutating func down(_ node: ClusterNode, final: MemberStatus = .down) -> [MemberEvent] {
         guard let entry = entries[node] else { return [] }
-        if tombstoneSet.insert(node).inserted {
-            tombstones.append(node)
-            if tombstones.count > 4096 { tombstoneSet.remove(tombstones.removeFirst()) }
-        }
+        tombstone(node)
         if final == .removed {
             entries[node] = nil
         } else {

@@ -15,16 +15,18 @@ extension _ClusterCore {
             sendRegistry(to: subjects.node(envelope.from))
         case let .registry(version, system, entries):
             let node = envelope.from
-            let previous = state.withLockedValue { state -> _RemoteRegistry?? in
+            let (previous, events) = state.withLockedValue { state -> (_RemoteRegistry??, [MemberEvent]) in
                 // Only a member's registry counts (a downed node's would come back otherwise).
-                guard !state.membership.isDowned(node), !state.wasDowned else { return .none }
+                guard !state.membership.isDowned(node), !state.wasDowned else { return (.none, []) }
                 let old = state.registries[node]
-                guard version > (old?.version ?? 0) else { return .none }
+                guard version > (old?.version ?? 0) else { return (.none, []) }
                 state.registries[node] = _RemoteRegistry(version: version, system: system, entries: Set(entries))
-                return .some(old)
+                return (.some(old), state.membership.registryArrived(node))
             }
             guard case let .some(old) = previous else { return }
             applyRegistry(of: node, from: old, to: _RemoteRegistry(version: version, system: system, entries: Set(entries)))
+            // Up once its registrations are listed here.
+            apply(events)
         default:
             break
         }

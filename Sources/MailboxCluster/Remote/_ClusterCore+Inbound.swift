@@ -43,7 +43,10 @@ extension _ClusterCore {
                 state.statistics.duplicateFrames += 1
                 return .ignore
             }
-            if sequence > link.received + 1 { state.statistics.lostFrames += sequence - link.received - 1 }
+            if sequence > link.received + 1 {
+                state.statistics.lostFrames += sequence - link.received - 1
+                state.resyncs.insert(from)
+            }
             link.received = sequence
             var ack: UInt64?
             if link.received - link.acknowledged >= UInt64(configuration.ackEvery) {
@@ -94,6 +97,7 @@ extension _ClusterCore {
                 if sequence > link.received {
                     state.statistics.lostFrames += sequence - link.received
                     link.received = sequence
+                    state.resyncs.insert(from)
                 }
                 link.acknowledged = link.received
                 state.inbound[from] = link
@@ -104,6 +108,10 @@ extension _ClusterCore {
             thisNodeWasDowned(by: from)
         case .registry, .registryRequest:
             receivedRegistryFrame(envelope)
+        case let .watchSync(actors):
+            receivedWatchSync(actors, from: from)
+        case .watchSyncRequest:
+            sendWatchSync(to: from, asking: false)
         case .heartbeat, .leaving, .ping, .call, .queued:
             receivedBroadcastFrame(envelope)
         }
@@ -129,11 +137,11 @@ extension _ClusterCore {
         case let .heartbeat(status, system, registryVersion):
             let (heard, wantsRegistry, isNew) = state.withLockedValue { state -> (_Membership.Heard, Bool, Bool) in
                 let isNew = state.membership.status(of: from) == nil
-                let heard = state.membership.heard(from, status: status, system: system, registryVersion: registryVersion, at: now)
+                let known = state.registries[from]?.version ?? 0
+                let heard = state.membership.heard(from, status: status, system: system, registryVersion: registryVersion, registryKnown: registryVersion <= known, at: now)
                 if case .tellDowned = heard {
                     return (state.toldDowned.insert(from).inserted ? heard : .changed([]), false, false)
                 }
-                let known = state.registries[from]?.version ?? 0
                 return (heard, registryVersion > known, isNew)
             }
             switch heard {

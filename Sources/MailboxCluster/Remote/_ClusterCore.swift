@@ -73,6 +73,9 @@ struct _CoreState {
     /// This node's own registrations, by key.
     var localRegistry: [String: Set<_WireActor>] = [:]
     var localRegistryVersion: UInt64 = 0
+    /// Nodes frames from which were lost since the last tick: watches are reconciled with
+    /// them at the next tick (`watchSync` both ways).
+    var resyncs: Set<ClusterNode> = []
     /// Per service key, the next turn among this node's actors for queue-group messages.
     var queueTurns: [String: Int] = [:]
     /// Downed incarnations told so since the last tick (told once per tick at most).
@@ -233,7 +236,7 @@ final class _ClusterCore: Sendable {
 
     func tick() {
         let now = self.now
-        let tick = state.withLockedValue { state -> (_Membership.TickOutcome, [(ClusterNode, UInt64)], [_PeerLink], UInt64)? in
+        let tick = state.withLockedValue { state -> (_Membership.TickOutcome, [(ClusterNode, UInt64)], [_PeerLink], UInt64, Set<ClusterNode>)? in
             // After `leave()` this node says nothing more (a late heartbeat would bring it back).
             guard !state.isShutDown, !state.wasDowned else { return nil }
             state.ticks += 1
@@ -254,9 +257,11 @@ final class _ClusterCore: Sendable {
             if state.ticks % 64 == 0 {
                 state.interned = state.interned.filter { ($0.value as? any _WeakChecking)?.isAlive ?? false }
             }
-            return (outcome, acks, Array(state.links.values), state.localRegistryVersion)
+            defer { state.resyncs = [] }
+            return (outcome, acks, Array(state.links.values), state.localRegistryVersion, state.resyncs)
         }
-        guard let (outcome, acks, stalledLinks, registryVersion) = tick else { return }
+        guard let (outcome, acks, stalledLinks, registryVersion, resyncs) = tick else { return }
+        for node in resyncs { sendWatchSync(to: node, asking: true) }
         publish(.heartbeat(status: .up, system: system.name, registryVersion: registryVersion), to: subjects.heartbeats)
         for (node, sequence) in acks { publish(.ack(sequence: sequence), to: subjects.node(node)) }
         for link in stalledLinks {

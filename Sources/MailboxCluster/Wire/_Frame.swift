@@ -45,6 +45,11 @@ enum _Frame: Equatable, Sendable {
     /// A user message for one of the receiver's actors registered under service key `key`
     /// (a queue-group router's: NATS chose the receiver among the nodes serving the key).
     case queued(key: String, manifest: String, payload: ArraySlice<UInt8>)
+    /// The sender watches these of the receiver's actors (after frames were lost between
+    /// them): the receiver adds the watches it lacks and answers `terminated` for actors gone.
+    case watchSync(actors: [_WireActor])
+    /// The receiver should send its `watchSync` to the sender (the sender lost frames from it).
+    case watchSyncRequest
 
     var kind: UInt8 {
         switch self {
@@ -62,6 +67,8 @@ enum _Frame: Equatable, Sendable {
         case .registryRequest: 12
         case .call: 13
         case .queued: 14
+        case .watchSync: 15
+        case .watchSyncRequest: 16
         }
     }
 
@@ -131,8 +138,11 @@ struct _Envelope: Equatable, Sendable {
             if let failure { writer.string(failure) }
         case let .ack(sequence), let .probe(sequence):
             writer.u64(sequence)
-        case .ping, .downed, .leaving, .registryRequest:
+        case .ping, .downed, .leaving, .registryRequest, .watchSyncRequest:
             break
+        case let .watchSync(actors):
+            writer.u32(UInt32(actors.count))
+            for actor in actors { writer.actor(actor) }
         case let .heartbeat(status, system, registryVersion):
             writer.u8(status.wireValue)
             writer.string(system)
@@ -230,6 +240,16 @@ struct _Envelope: Equatable, Sendable {
             frame = .call(actor: actor, target: target, generics: generics, arguments: arguments)
         case 14:
             frame = .queued(key: try reader.string(), manifest: try reader.string(), payload: try reader.run())
+        case 15:
+            let count = Int(try reader.u32())
+            // Each actor takes at least 12 bytes: a count beyond that is a lie, not an allocation.
+            guard count <= (bytes.count - reader.offset) / 12 else { throw ClusterWireError("watch sync of \(count) actors in \(bytes.count) bytes") }
+            var actors: [_WireActor] = []
+            actors.reserveCapacity(count)
+            for _ in 0..<count { actors.append(try reader.actor()) }
+            frame = .watchSync(actors: actors)
+        case 16:
+            frame = .watchSyncRequest
         default:
             throw ClusterWireError("unknown frame kind \(kind)")
         }

@@ -25,6 +25,7 @@ final class ContextState<Message: Sendable> {
     /// Terminations of remote actors waiting for the user messages queued ahead of them
     /// (`SystemMessage.terminatedAfter`), in arrival order.
     @usableFromInline
+    @exclusivity(unchecked)
     var queuedTerminations: [QueuedTermination] = []
     /// Messages set aside by `stash(_:)`, oldest first, from `stashHead`.
     @usableFromInline
