@@ -93,8 +93,9 @@ struct ClusterSimulationWatchTests {
     func remoteWatchFiresOnce() async throws {
         let endings = LockedValueBox<[Int]>(Array(repeating: 0, count: Ending.allCases.count))
         try await Simulation.run("cluster-watch", seeds: SimulationBudget.seeds(300)) { sim in
-            // Duplicates and delays (order kept): lost or reordered frames lose watches (see
-            // `lostWatchFrame_watchNeverFires`).
+            // Duplicates and delays (order kept). With drops and reorders as well (3 % each), seeds
+            // 9 (node killed) and 19 (node leaves) of this test leave a watcher without its
+            // terminated after 4 s: not yet understood (docs/Cluster.md, "Simulation").
             let plan = sim.faultPlan()
                 .failing(SimulatedNetwork.FaultPoint.duplicate, .withProbability(0.05))
                 .delaying(SimulatedNetwork.FaultPoint.delay, by: .milliseconds(3), .withProbability(0.05))
@@ -132,8 +133,8 @@ struct ClusterSimulationWatchTests {
         #expect(endings.withLockedValue { $0 }.allSatisfy { $0 > 0 })
     }
 
-    @Test("a watch frame lost on the wire (documented: nothing is re-sent): no terminated when the actor stops, one when its node goes")
-    func lostWatchFrame_firesOnlyWhenTheNodeGoes() async throws {
+    @Test("a watch frame lost on the wire is recovered (watch sync after the gap): one terminated when the actor stops")
+    func lostWatchFrame_isRecovered() async throws {
         try await Simulation.run("cluster-lost-watch", seeds: SimulationBudget.seeds(20)) { sim in
             let cluster = try SimulatedCluster(seed: sim.seed, scheduler: sim.scheduler, plan: sim.faultPlan(), names: ["a", "b"])
             cluster.run(for: .milliseconds(50))
@@ -142,17 +143,13 @@ struct ClusterSimulationWatchTests {
             cluster.network.partition([["a"], ["b"]], for: .milliseconds(5))
             let scenario = try WatchScenario(cluster, targetIndex: 0)
             cluster.run(for: .milliseconds(20))
+            #expect(cluster.network.statistics.partitioned >= 1, "seed \(sim.seed): the watch frame was not cut")
             scenario.targetRef.tell(.stop)
-            cluster.run(for: .seconds(2))
-            #expect(scenario.logs.withLockedValue { $0 }["b", default: []].isEmpty, "seed \(sim.seed)")
-            #expect(cluster.network.statistics.partitioned >= 1)
-            // Its node goes: now the watch fires, once.
-            cluster.network.kill("a")
-            for _ in 0..<30 where !scenario.allTerminated {
+            for _ in 0..<40 where !scenario.allTerminated {
                 cluster.run(for: .milliseconds(100))
             }
             cluster.run(for: .milliseconds(300))
-            scenario.check(seed: sim.seed, .nodeKilled)
+            scenario.check(seed: sim.seed, .stops)
             _ = await cluster.shutdown()
         }
     }
