@@ -142,9 +142,17 @@ let package = Package(
             path: "Tests/MailboxNATSTests",
             swiftSettings: strictSettings
         ),
+        // The simulated cluster: an in-memory NATS on a TestScheduler with seeded faults, and
+        // nodes on it (docs/Cluster.md, "Simulation").
+        .target(
+            name: "ClusterSimulation",
+            dependencies: ["MailboxCluster", "MailboxNATS", "Mailbox", "MailboxTestKit"],
+            path: "Tests/ClusterSimulation",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MailboxClusterTests",
-            dependencies: ["MailboxCluster", "MailboxNATS", "Mailbox", "NetTestSupport", "NATSTestSupport"],
+            dependencies: ["MailboxCluster", "MailboxNATS", "Mailbox", "NetTestSupport", "NATSTestSupport", "MailboxTestKit", "ClusterSimulation"],
             path: "Tests/MailboxClusterTests",
             swiftSettings: strictSettings
         ),

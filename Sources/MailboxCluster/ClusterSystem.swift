@@ -55,7 +55,7 @@ public final class ClusterSystem: Sendable {
         return statistics
     }
 
-    private init(core: _ClusterCore) {
+    init(core: _ClusterCore) {
         self.core = core
         self.receptionist = ClusterReceptionist(core: core)
     }

@@ -55,7 +55,7 @@ extension _ClusterCore {
         let frame = _Frame.call(actor: _WireActor(path: id.path, incarnation: id.incarnation), target: target.identifier, generics: invocation.generics, arguments: invocation.arguments)
         let message: NATSMessage
         do {
-            message = try await connection.request(_Envelope(from: me, sequence: 0, frame: frame).encoded(), to: subjects.node(node), timeout: configuration.callTimeout)
+            message = try await transport.request(_Envelope(from: me, sequence: 0, frame: frame).encoded(), to: subjects.node(node), headers: nil, timeout: configuration.callTimeout)
         } catch {
             switch error.code {
             case .noResponders: throw DistributedCallError(code: .nodeUnreachable, actor: id, text: "nobody serves node \(node)")
@@ -79,9 +79,9 @@ extension _ClusterCore {
     /// A call frame arrived (a NATS request): run it on the actor, answer on `reply`.
     func received(call actor: _WireActor, target: String, generics: [String], arguments: [ArraySlice<UInt8>], reply: NATSMessage) {
         let id = ActorAddress(node: me, system: system.name, path: actor.path, incarnation: actor.incarnation)
-        let connection = self.connection
+        let transport = self.transport
         let respond: @Sendable (_CallReply) -> Void = { outcome in
-            try? connection.respond(to: reply, with: outcome.encoded)
+            try? transport.respond(to: reply, with: outcome.encoded, headers: nil)
         }
         guard let local = distributedActor(id) else {
             respond(_CallReply(status: .notFound, body: []))

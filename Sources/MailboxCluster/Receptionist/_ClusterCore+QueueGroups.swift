@@ -28,11 +28,11 @@ extension _ClusterCore {
         queueSubscriptions.withLockedValue { subscriptions in
             let serving = state.withLockedValue { !$0.isShutDown && !($0.localRegistry[key]?.isEmpty ?? true) }
             if serving, subscriptions[key] == nil {
-                subscriptions[key] = try? connection.subscribe(to: subjects.queue(key), queue: _Subjects.queueGroup) { [weak self] message in
+                subscriptions[key] = try? transport.clusterSubscribe(to: subjects.queue(key), queue: _Subjects.queueGroup) { [weak self] message in
                     self?.receivedQueued(message)
                 }
             } else if !serving, let subscription = subscriptions.removeValue(forKey: key) {
-                subscription.unsubscribe()
+                subscription.dispose()
             }
         }
     }
@@ -43,7 +43,7 @@ extension _ClusterCore {
             defer { subscriptions = [:] }
             return Array(subscriptions.values)
         }
-        for subscription in subscriptions { subscription.unsubscribe() }
+        for subscription in subscriptions { subscription.dispose() }
     }
 
     /// A queue-group message NATS chose this node for: delivered to the next of this node's
@@ -69,7 +69,7 @@ extension _ClusterCore {
             UndeliveredRemoteMessage(manifest: manifest, payload: Array(payload), from: envelope.from, why: nil),
             to: ActorAddress(node: me, system: system.name, path: Self.queuePath(key), incarnation: 0),
             reason: .recipientTerminated)
-        if let replyTo = message.replyTo { try? connection.publish(Self.recipientGone, to: replyTo) }
+        if let replyTo = message.replyTo { try? transport.publish(Self.recipientGone, to: replyTo, replyTo: nil, headers: nil) }
     }
 }
 
@@ -128,7 +128,7 @@ extension _ClusterCore {
         let bytes = _Envelope(from: me, sequence: 0, frame: .queued(key: endpoint.key, manifest: endpoint.codec.wireManifest, payload: payload[...])).encoded()
         let asks = coding.exportedAsks?.asks.withLock { $0 } ?? []
         do throws(NATSError) {
-            try connection.publish(bytes, to: subjects.queue(endpoint.key), replyTo: asks.first.map { subjects.noResponders(me, ask: $0) })
+            try transport.publish(bytes, to: subjects.queue(endpoint.key), replyTo: asks.first.map { subjects.noResponders(me, ask: $0) }, headers: nil)
         } catch {
             system.publishUndeliveredMessage(message, to: endpoint.address, reason: .recipientTerminated)
             return .dropped(.recipientTerminated)

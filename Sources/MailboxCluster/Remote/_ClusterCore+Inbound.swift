@@ -17,7 +17,7 @@ extension _ClusterCore {
         let from = envelope.from
         switch envelope.frame {
         case .ping:
-            if message.replyTo != nil { try? connection.respond(to: message, with: []) }
+            if message.replyTo != nil { try? transport.respond(to: message, with: [], headers: nil) }
             return
         case let .call(actor, target, generics, arguments):
             guard message.replyTo != nil else { return }
@@ -81,7 +81,7 @@ extension _ClusterCore {
             // a reply subject) is answered "recipient gone": its ask fails at once, as a local
             // ask to a terminated actor does.
             undeliverable(payload, manifest: manifest, to: recipient, from: from)
-            if let replyTo = message.replyTo { try? connection.publish(Self.recipientGone, to: replyTo) }
+            if let replyTo = message.replyTo { try? transport.publish(Self.recipientGone, to: replyTo, replyTo: nil, headers: nil) }
         case let .watch(watched, _):
             remoteWatchArrived(of: watched, from: from)
         case let .unwatch(watched, _):

@@ -12,7 +12,7 @@ extension _ClusterCore {
     func link(to node: ClusterNode) -> _PeerLink {
         let (link, isNewAndDowned) = state.withLockedValue { state -> (_PeerLink, Bool) in
             if let link = state.links[node] { return (link, false) }
-            let link = _PeerLink(node: node, subject: subjects.node(node), window: configuration.outboundWindow, connection: connection)
+            let link = _PeerLink(node: node, subject: subjects.node(node), window: configuration.outboundWindow, transport: transport)
             let downed = state.membership.isDowned(node) || state.isShutDown || state.wasDowned
             if !downed { state.links[node] = link }
             return (link, downed)
@@ -186,7 +186,12 @@ extension _ClusterCore {
 
     /// Probes a node that is no member; if nobody serves it, it is gone: what waits for it ends.
     func checkUnknownNode(_ node: ClusterNode) {
-        Task { [weak self] in _ = await self?.probeUnknownNode(node) }
+        let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
+        // A callback, not a task: on a simulated transport the outcome comes on its clock.
+        transport.request(bytes, to: subjects.node(node), timeout: configuration.probeTimeout) { [weak self] result in
+            guard let self, case let .failure(error) = result, error.code == .noResponders else { return }
+            _ = self.unknownNodeHasNoResponders(node)
+        }
     }
 
     /// Pings `node`'s subject; when nobody serves it (NATS "no responders") it is gone: it is
@@ -196,15 +201,21 @@ extension _ClusterCore {
     func probeUnknownNode(_ node: ClusterNode) async -> Bool {
         let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
         do throws(NATSError) {
-            _ = try await connection.request(bytes, to: subjects.node(node), timeout: configuration.probeTimeout)
+            _ = try await transport.request(bytes, to: subjects.node(node), headers: nil, timeout: configuration.probeTimeout)
             return false
         } catch where error.code == .noResponders {
-            guard state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) else { return false }
-            nodeGone(node, reason: "nobody serves it")
-            return true
+            return unknownNodeHasNoResponders(node)
         } catch {
             return false
         }
+    }
+
+    /// Nobody serves `node`: tombstone it and end what waits for it, unless it was heard from
+    /// meanwhile (false).
+    private func unknownNodeHasNoResponders(_ node: ClusterNode) -> Bool {
+        guard state.withLockedValue({ $0.membership.unknownNodeIsGone(node) }) else { return false }
+        nodeGone(node, reason: "nobody serves it")
+        return true
     }
 
     func unwatch(_ actor: _WireActor, on link: _PeerLink, by watcher: RemoteWatcher) {

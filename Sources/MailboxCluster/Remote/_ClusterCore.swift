@@ -94,40 +94,52 @@ struct _RegistryApplier {
 }
 
 /// The cluster node's machinery: membership, links, exports, watches and the registry
-/// gossip, over one NATS connection. `ClusterSystem` is its public face.
+/// gossip, over one transport (a NATS connection, or the simulation's in-memory one) and one
+/// clock. `ClusterSystem` is its public face.
 ///
-/// Threads: NATS delivers each subscription's frames on its reading thread, in order; the
-/// heartbeat runs on `queue`; refs call in from any thread. Shared state is `state`; effects
+/// Threads: the transport delivers each subscription's frames in order (NATS: on its reading
+/// thread); the heartbeat runs on the clock's timer; refs call in from any thread. Shared state is `state`; effects
 /// (publishing, telling actors, firing watches) run outside its lock.
 final class _ClusterCore: Sendable {
     let me: ClusterNode
     let system: ActorSystem
     let configuration: ClusterConfiguration
-    let connection: NATSConnection
+    /// The messaging engine: a `NATSConnection`, or a simulated transport.
+    let transport: any _ClusterTransport
+    /// Where `now` and the heartbeat's timer come from.
+    let clock: _ClusterClock
     let ownsConnection: Bool
     let subjects: _Subjects
     let state: LockedValueBox<_CoreState>
-    let queue = DispatchQueue(label: "mailbox.cluster.heartbeat")
     let memberEvents: Signal<MemberEvent, Never>
     let memberEventsInput: Signal<MemberEvent, Never>.Observer
     let membersProperty: MutableProperty<[Member]>
-    private let start = ContinuousClock.now
+    private let start: Duration
     private let resources = LockedValueBox<[any Disposable]>([])
     let sequenceOffset: Int
     /// Messages sent to remote actors (counted outside the state's lock: once per message).
     let sentMessages = Atomic<UInt64>(0)
     /// This node's queue subscriptions by service key; its lock also orders their changes
     /// (taken before `state`'s, never inside it).
-    let queueSubscriptions = LockedValueBox<[String: NATSSubscription]>([:])
+    let queueSubscriptions = LockedValueBox<[String: any Disposable]>([:])
     /// This node's distributed actors, by ID (weakly), and the counter of their IDs.
     let distributedActors = LockedValueBox<[ActorAddress: _WeakDistributedActor]>([:])
     let distributedIDs = Atomic<UInt64>(0)
 
-    init(me: ClusterNode, system: ActorSystem, configuration: ClusterConfiguration, connection: NATSConnection, ownsConnection: Bool) {
+    convenience init(me: ClusterNode, system: ActorSystem, configuration: ClusterConfiguration, connection: NATSConnection, ownsConnection: Bool) {
+        self.init(me: me, system: system, configuration: configuration, transport: connection, clock: .wall, ownsConnection: ownsConnection)
+    }
+
+    init(
+        me: ClusterNode, system: ActorSystem, configuration: ClusterConfiguration, transport: any _ClusterTransport, clock: _ClusterClock,
+        ownsConnection: Bool
+    ) {
         self.me = me
         self.system = system
         self.configuration = configuration
-        self.connection = connection
+        self.transport = transport
+        self.clock = clock
+        self.start = clock.now()
         self.ownsConnection = ownsConnection
         self.subjects = _Subjects(cluster: configuration.clusterName)
         self.state = LockedValueBox(_CoreState(membership: _Membership(me: me, settings: configuration.membershipSettings, now: .zero)))
@@ -139,43 +151,44 @@ final class _ClusterCore: Sendable {
     /// A cluster dropped without `leave()`: stop what would call into it, close what it owns.
     deinit {
         for resource in resources.withLockedValue({ $0 }) { resource.dispose() }
-        if ownsConnection { connection.close() }
+        if ownsConnection { transport.close() }
     }
 
     /// Time since the node started: the membership's clock.
-    var now: Duration { ContinuousClock.now - start }
+    var now: Duration { clock.now() - start }
+
+    /// The NATS connection the node runs on.
+    ///
+    /// - Precondition: the node runs on NATS (not on a simulated transport).
+    var connection: NATSConnection {
+        guard let connection = transport as? NATSConnection else {
+            preconditionFailure("this cluster node runs on a simulated transport (\(type(of: transport))), not on a NATS connection")
+        }
+        return connection
+    }
 
     // MARK: Starting and stopping
 
     /// Subscribes to the node's subjects, starts the heartbeat and says hello.
     func startUp() throws(NATSError) {
-        let node = try connection.subscribe(to: subjects.node(me)) { [weak self] message in
+        let node = try transport.clusterSubscribe(to: subjects.node(me), queue: nil) { [weak self] message in
             self?.receivedDirected(message)
         }
-        let members = try connection.subscribe(to: subjects.heartbeats) { [weak self] message in
+        let members = try transport.clusterSubscribe(to: subjects.heartbeats, queue: nil) { [weak self] message in
             self?.receivedBroadcast(message)
         }
-        let registries = try connection.subscribe(to: subjects.registries) { [weak self] message in
+        let registries = try transport.clusterSubscribe(to: subjects.registries, queue: nil) { [weak self] message in
             self?.receivedBroadcast(message)
         }
-        let noResponders = try connection.subscribe(to: subjects.noRespondersWildcard(me)) { [weak self] message in
+        let noResponders = try transport.clusterSubscribe(to: subjects.noRespondersWildcard(me), queue: nil) { [weak self] message in
             self?.receivedNoResponders(message)
         }
-        let linkWatch = connection.state.producer.startWithValues { [weak self] linkState in
+        let linkWatch = transport.state.producer.startWithValues { [weak self] linkState in
             self?.linkChanged(linkState)
         }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let interval = configuration.heartbeatInterval
-        timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)))
-        timer.setEventHandler { [weak self] in self?.tick() }
-        timer.resume()
-        let timerBox = _DispatchSourceBox(timer)
+        let timer = clock.repeating(configuration.heartbeatInterval) { [weak self] in self?.tick() }
         resources.withLockedValue {
-            $0 = [
-                AnyDisposable { node.unsubscribe() }, AnyDisposable { members.unsubscribe() },
-                AnyDisposable { registries.unsubscribe() }, AnyDisposable { noResponders.unsubscribe() },
-                linkWatch, AnyDisposable { timerBox.source.cancel() },
-            ]
+            $0 = [node, members, registries, noResponders, linkWatch, timer]
         }
     }
 
@@ -188,14 +201,14 @@ final class _ClusterCore: Sendable {
         }
         guard !alreadyDown else { return }
         publish(.leaving, to: subjects.heartbeats)
-        try? await connection.flush(timeout: .seconds(2))
+        try? await transport.flush(timeout: .seconds(2))
         let disposables = resources.withLockedValue { resources -> [any Disposable] in
             defer { resources = [] }
             return resources
         }
-        // The timer's handler may be running: wait for it to finish on its queue.
+        // The timer's handler may be running: wait for it to finish.
         for disposable in disposables { disposable.dispose() }
-        queue.sync {}
+        clock.quiesce()
         endQueueSubscriptions()
         let (links, exports) = state.withLockedValue { state -> ([_PeerLink], [_Export]) in
             defer {
@@ -207,8 +220,8 @@ final class _ClusterCore: Sendable {
         for link in links { link.close() }
         for export in exports { export.termination?.dispose() }
         if ownsConnection {
-            connection.close()
-            await connection.closed()
+            transport.close()
+            await transport.closed()
         }
     }
 
@@ -216,7 +229,7 @@ final class _ClusterCore: Sendable {
 
     func publish(_ frame: _Frame, to subject: String, replyTo: String? = nil) {
         let bytes = _Envelope(from: me, sequence: 0, frame: frame).encoded()
-        try? connection.publish(bytes, to: subject, replyTo: replyTo)
+        try? transport.publish(bytes, to: subject, replyTo: replyTo, headers: nil)
     }
 
     // MARK: The heartbeat
@@ -263,13 +276,7 @@ final class _ClusterCore: Sendable {
         let bytes = _Envelope(from: me, sequence: 0, frame: _Frame.ping).encoded()
         let subject = subjects.node(node)
         let timeout = configuration.probeTimeout
-        Task { [self] in
-            let result: Result<NATSMessage, NATSError>
-            do throws(NATSError) {
-                result = .success(try await connection.request(bytes, to: subject, timeout: timeout))
-            } catch {
-                result = .failure(error)
-            }
+        transport.request(bytes, to: subject, timeout: timeout) { [self] result in
             let now = self.now
             let events = state.withLockedValue { state -> [MemberEvent] in
                 switch result {
@@ -291,16 +298,6 @@ final class _ClusterCore: Sendable {
             case .reconnecting, .connecting, .closed: state.membership.linkLost()
             }
         }
-    }
-}
-
-/// A dispatch source shared with a disposable.
-// Dispatch sources synchronise `cancel` themselves (libdispatch's atomics); `source` is a let.
-final class _DispatchSourceBox: @unchecked Sendable {
-    let source: any DispatchSourceTimer
-
-    init(_ source: any DispatchSourceTimer) {
-        self.source = source
     }
 }
 

@@ -28,14 +28,14 @@ final class _PeerLink: Sendable {
     let node: ClusterNode
     let subject: String
     private let window: Int
-    private let connection: NATSConnection
+    private let transport: any _ClusterTransport
     private let state = LockedValueBox(State())
 
-    init(node: ClusterNode, subject: String, window: Int, connection: NATSConnection) {
+    init(node: ClusterNode, subject: String, window: Int, transport: any _ClusterTransport) {
         self.node = node
         self.subject = subject
         self.window = max(1, window)
-        self.connection = connection
+        self.transport = transport
     }
 
     /// Sends a sequenced frame (`bytes` has room for the number at `sequenceOffset`) unless
@@ -47,7 +47,7 @@ final class _PeerLink: Sendable {
             if !force, state.inFlight >= window { return .full }
             _Envelope.patchSequence(state.nextSequence, into: &bytes, at: sequenceOffset)
             do {
-                try connection.publish(bytes, to: subject, replyTo: replyTo)
+                try transport.publish(bytes, to: subject, replyTo: replyTo, headers: nil)
             } catch {
                 // Refused by the client (buffers full, closed): nothing was sent, no number used.
                 return .full
