@@ -82,15 +82,7 @@ struct ClusterSimulationMembershipTests {
             let cluster = try SimulatedCluster(seed: sim.seed, scheduler: sim.scheduler, plan: plan, names: simulatedNames)
             let arrivals = LockedValueBox<[Arrival]>([])
             var refs: [[ActorRef<Numbered>?]] = []
-            var addresses: [ActorAddress] = []
-            for node in cluster.nodes {
-                let name = node.name
-                let inbox = try node.system.spawn(Behavior<Numbered>.receiveMessage { message in
-                    arrivals.withLockedValue { $0.append(Arrival(at: name, from: message.from, sequence: message.sequence)) }
-                    return .same
-                }, name: "inbox")
-                addresses.append(node.cluster.address(of: inbox))
-            }
+            let addresses = try spawnInboxes(on: cluster, recordingInto: arrivals)
             for node in cluster.nodes {
                 refs.append(addresses.map { $0.node == node.node ? nil : node.cluster.resolve($0, as: Numbered.self) })
             }

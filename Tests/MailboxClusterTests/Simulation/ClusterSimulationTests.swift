@@ -60,15 +60,7 @@ struct ClusterSimulationTests {
         let cluster = try SimulatedCluster(
             seed: sim.seed, scheduler: sim.scheduler, plan: faulty ? Self.lossyPlan(sim, rate: 0.08) : sim.faultPlan(), names: simulatedNames)
         let arrivals = LockedValueBox<[Arrival]>([])
-        var addresses: [ActorAddress] = []
-        for node in cluster.nodes {
-            let name = node.name
-            let inbox = try node.system.spawn(Behavior<Numbered>.receiveMessage { message in
-                arrivals.withLockedValue { $0.append(Arrival(at: name, from: message.from, sequence: message.sequence)) }
-                return .same
-            }, name: "inbox")
-            addresses.append(node.cluster.address(of: inbox))
-        }
+        let addresses = try spawnInboxes(on: cluster, recordingInto: arrivals)
         var refs: [[ActorRef<Numbered>?]] = []
         for node in cluster.nodes {
             refs.append(addresses.map { $0.node == node.node ? nil : node.cluster.resolve($0, as: Numbered.self) })
@@ -137,5 +129,18 @@ struct ClusterSimulationTests {
             #expect(runs[0] == runs[1], "seed \(seed): \(runs[0].statistics) / \(runs[1].statistics)")
             #expect(runs[0].statistics.published > 0)
         }
+    }
+}
+
+/// Spawns an `inbox` on every node of `cluster` that records what it is told in `arrivals`;
+/// returns their addresses, in node order.
+func spawnInboxes(on cluster: SimulatedCluster, recordingInto arrivals: LockedValueBox<[Arrival]>) throws -> [ActorAddress] {
+    try cluster.nodes.map { node in
+        let name = node.name
+        let inbox = try node.system.spawn(Behavior<Numbered>.receiveMessage { message in
+            arrivals.withLockedValue { $0.append(Arrival(at: name, from: message.from, sequence: message.sequence)) }
+            return .same
+        }, name: "inbox")
+        return node.cluster.address(of: inbox)
     }
 }
